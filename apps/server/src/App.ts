@@ -1,0 +1,122 @@
+/** The only place that knows every layer: configuration in, a running service out. */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { HttpServer } from "@effect/platform"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { AuthSecret, CellData, Crypto, DataViews, Grader, Providers, SecureRandom } from "@climate-grade/core"
+import { ResponseIndex, Server } from "@climate-grade/http"
+import { Argon2, Random } from "@climate-grade/node"
+import { ProviderExchange } from "@climate-grade/oauth"
+import {
+  AccountsRepo,
+  CellStoreRepo,
+  Database,
+  Health,
+  Migrations,
+  PayloadRepo,
+  SessionsRepo,
+  SettingsRepo
+} from "@climate-grade/postgres"
+import { Nominatim, OpenMeteo } from "@climate-grade/weather"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type { AppConfig } from "./AppConfig.js"
+
+/** The configured secret, or one generated once and kept in the database (not in production: config refuses that). */
+const authSecret = (config: AppConfig) =>
+  Layer.effect(
+    AuthSecret,
+    Option.match(config.authSecret, {
+      onSome: Effect.succeed,
+      onNone: () =>
+        Effect.gen(function* () {
+          const random = yield* SecureRandom
+          const secret = yield* SettingsRepo.getOrCreate("auth_secret", Effect.map(random.bytes(48), Crypto.base64Url))
+          yield* Effect.logWarning("AUTH_SECRET is not set; using a generated secret kept in the database")
+          return Redacted.make(secret)
+        }).pipe(Effect.orDie)
+    })
+  )
+
+/** The configured database, migrated before anything uses it. */
+export const databaseLayer = (config: AppConfig): Layer.Layer<SqlClient.SqlClient> =>
+  Layer.provideMerge(Migrations.layer, Database.layer(config.database).pipe(Layer.orDie))
+
+/** Every port the HTTP application needs, over a given (migrated) database. */
+const providerSettings = (config: AppConfig) =>
+  Layer.succeed(Providers.ProviderSettings, {
+    chat: config.providers.chat,
+    idp: config.providers.idp
+  })
+
+/** The weather upstreams, the history store over them, and the views over that. */
+const dataLayer = (config: AppConfig) =>
+  DataViews.layer({ makeGrading: (history) => Grader.makeGrader(history) }).pipe(
+    Layer.provideMerge(CellData.layer({ historyStart: config.historyStart })),
+    Layer.provide(
+      Layer.mergeAll(
+        OpenMeteo.layer({
+          archiveUrl: config.weather.archiveUrl,
+          forecastUrl: config.weather.forecastUrl,
+          apiKey: config.weather.apiKey
+        }),
+        Nominatim.layer({ url: config.geocoder.url, userAgent: config.geocoder.userAgent }),
+        CellStoreRepo.layer
+      )
+    ),
+    Layer.provideMerge(PayloadRepo.layer())
+  )
+
+export const servicesLayer = (config: AppConfig, database: Layer.Layer<SqlClient.SqlClient> = databaseLayer(config)) =>
+  Layer.mergeAll(
+    AccountsRepo.layer,
+    SessionsRepo.layer,
+    Health.layer,
+    authSecret(config),
+    ProviderExchange.layer,
+    dataLayer(config)
+  ).pipe(
+    Layer.provideMerge(Layer.mergeAll(Random.layer, Argon2.layer, providerSettings(config), NodeHttpClient.layer)),
+    Layer.provideMerge(database)
+  )
+
+/**
+ * A node HTTP server whose requests are first offered to the response index: a revalidation or
+ * replay it holds is answered there, before the Effect pipeline; the rest go on as usual.
+ */
+const nodeServer = (responses: ResponseIndex.Index) => () => {
+  const server = createServer()
+  const emit = server.emit.bind(server) as (event: string, ...args: Array<unknown>) => boolean
+  server.emit = ((event: string, ...args: Array<unknown>) => {
+    if (event !== "request") return emit(event, ...args)
+    const [req, res] = args as [IncomingMessage, ServerResponse]
+    if (ResponseIndex.answer(responses, req, res)) return true
+    // The socket listens a moment before the application is attached; a request in that
+    // moment is told to retry rather than left unanswered.
+    if (server.listenerCount("request") === 0) {
+      res.writeHead(503, { "content-type": "application/json", "retry-after": "1" })
+      res.end(JSON.stringify({ detail: "The service is starting; try again in a moment." }))
+      return true
+    }
+    return emit(event, ...args)
+  }) as typeof server.emit
+  return server
+}
+
+export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.SqlClient>) => {
+  const responses = ResponseIndex.make()
+  // The services (database, migrations) are built before the socket listens.
+  return Server.serve({ basePath: config.basePath, publicOrigin: config.publicOrigin, responses }).pipe(
+    HttpServer.withLogAddress,
+    Layer.provideMerge(NodeHttpServer.layer(nodeServer(responses), { port: config.port, host: config.host })),
+    Layer.provideMerge(servicesLayer(config, database))
+  )
+}
+
+export const loggerLayer = (config: AppConfig) =>
+  Logger.replace(Logger.defaultLogger, config.logFormat === "json" ? Logger.jsonLogger : Logger.prettyLoggerDefault)
+
+export const describeDatabase = (config: AppConfig) => Database.describe(config.database)

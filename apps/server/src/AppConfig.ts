@@ -1,0 +1,183 @@
+/**
+ * Every setting of CONTRACT.md §1, read once at start-up with Effect `Config`. A bad value
+ * fails with a `ConfigError` whose path names the variable; `main` prints it as one line.
+ */
+import { CivilDate, Providers } from "@climate-grade/core"
+import { Database } from "@climate-grade/postgres"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+
+export const VERSION = "0.1.0"
+
+/** A provider's settings as read, with whether they enable it. */
+export interface ProviderEnv extends Providers.ProviderConfig {
+  readonly enabled: boolean
+}
+
+export interface AppConfig {
+  readonly port: number
+  readonly host: string
+  readonly database: Database.DatabaseTarget
+  readonly authSecret: Option.Option<Redacted.Redacted<string>>
+  readonly production: boolean
+  readonly basePath: string
+  readonly publicOrigin: Option.Option<string>
+  readonly providers: { readonly chat: ProviderEnv; readonly idp: ProviderEnv }
+  readonly weather: {
+    readonly archiveUrl: string
+    readonly forecastUrl: string
+    readonly apiKey: Option.Option<Redacted.Redacted<string>>
+  }
+  readonly geocoder: { readonly url: string; readonly userAgent: string }
+  readonly historyStart: CivilDate.EpochDay
+  readonly logFormat: "pretty" | "json"
+}
+
+/**
+ * Validation that keeps the variable's name in the error (`Config.validate` loses it). Apply it
+ * directly to the primitive `Config.string(name)`, whose name `mapOrFail` prefixes to the path.
+ */
+const check =
+  (message: string, ok: (value: string) => boolean) =>
+  (config: Config.Config<string>): Config.Config<string> =>
+    Config.mapOrFail(config, (value) =>
+      ok(value) ? Either.right(value) : Either.left(ConfigError.InvalidData([], `${message}, got "${value}"`))
+    )
+
+const httpUrl = (name: string) =>
+  Config.string(name).pipe(
+    check("Expected an http(s) URL", (s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol))
+  )
+
+const basePath = Config.string("BASE_PATH").pipe(
+  check(
+    "Expected empty or a path like /grades: a leading slash, no trailing slash",
+    (s) => s === "" || /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*[^/]$/.test(s)
+  ),
+  Config.withDefault("")
+)
+
+const provider = (prefix: "CHAT" | "IDP", defaultLabel: string): Config.Config<ProviderEnv> =>
+  Config.all({
+    clientId: Config.string(`${prefix}_CLIENT_ID`).pipe(Config.withDefault("")),
+    clientSecret: Config.redacted(`${prefix}_CLIENT_SECRET`).pipe(Config.withDefault(Redacted.make(""))),
+    label: Config.string(`${prefix}_LABEL`).pipe(Config.withDefault(defaultLabel)),
+    authorizeUrl: Config.option(httpUrl(`${prefix}_AUTHORIZE_URL`)),
+    tokenUrl: Config.option(httpUrl(`${prefix}_TOKEN_URL`)),
+    userinfoUrl: Config.option(httpUrl(`${prefix}_USERINFO_URL`))
+  }).pipe(
+    Config.mapOrFail(({ authorizeUrl, clientId, clientSecret, label, tokenUrl, userinfoUrl }) => {
+      const enabled = Providers.isEnabled({ clientId, clientSecret })
+      const urls = [
+        ["AUTHORIZE_URL", authorizeUrl],
+        ["TOKEN_URL", tokenUrl],
+        ["USERINFO_URL", userinfoUrl]
+      ] as const
+      // An enabled provider must have all three addresses; a disabled one may have none.
+      const missing = enabled ? urls.find(([, url]) => Option.isNone(url)) : undefined
+      if (missing !== undefined) {
+        return Either.left(
+          ConfigError.MissingData([`${prefix}_${missing[0]}`], `Required when the ${prefix.toLowerCase()} provider is enabled`)
+        )
+      }
+      return Either.right({
+        clientId: clientId.trim(),
+        clientSecret,
+        label,
+        enabled,
+        authorizeUrl: Option.getOrElse(authorizeUrl, () => ""),
+        tokenUrl: Option.getOrElse(tokenUrl, () => ""),
+        userinfoUrl: Option.getOrElse(userinfoUrl, () => "")
+      })
+    })
+  )
+
+const dataDir = Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
+
+const database = Config.all({ url: Config.option(Config.string("DATABASE_URL")), dataDir }).pipe(
+  Config.mapOrFail(({ dataDir, url }) => {
+    const target = Database.targetFromUrl(Option.getOrUndefined(url), dataDir)
+    return target === undefined
+      ? Either.left(ConfigError.InvalidData(["DATABASE_URL"], "Expected unset, memory://, postgres://… or postgresql://…"))
+      : Either.right(target)
+  })
+)
+
+const authSecret = Config.all({
+  secret: Config.option(
+    Config.mapOrFail(Config.redacted("AUTH_SECRET"), (secret) =>
+      Redacted.value(secret).length >= 32
+        ? Either.right(secret)
+        : Either.left(ConfigError.InvalidData(["AUTH_SECRET"], "Expected at least 32 characters"))
+    )
+  ),
+  production: Config.string("NODE_ENV").pipe(
+    Config.withDefault(""),
+    Config.map((env) => env === "production")
+  )
+}).pipe(
+  Config.mapOrFail(({ production, secret }) =>
+    production && Option.isNone(secret)
+      ? Either.left(ConfigError.MissingData(["AUTH_SECRET"], "Required when NODE_ENV=production"))
+      : Either.right({ secret, production })
+  )
+)
+
+export const appConfig: Config.Config<AppConfig> = Config.all({
+  // 0 asks the OS for a free port (tests); Config.port refuses it.
+  port: Config.string("PORT").pipe(
+    check("Expected a port number from 0 to 65535", (s) => /^\d{1,5}$/.test(s) && Number(s) <= 65535),
+    Config.map(Number),
+    Config.withDefault(8080)
+  ),
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  database,
+  auth: authSecret,
+  basePath,
+  publicOrigin: Config.option(
+    httpUrl("PUBLIC_ORIGIN").pipe(Config.map((s) => new URL(s).origin))
+  ),
+  providers: Config.all({ chat: provider("CHAT", "Chat"), idp: provider("IDP", "Identity provider") }),
+  weather: Config.all({
+    archiveUrl: httpUrl("WEATHER_ARCHIVE_URL").pipe(Config.withDefault("https://archive-api.open-meteo.com/v1/archive")),
+    forecastUrl: httpUrl("WEATHER_FORECAST_URL").pipe(Config.withDefault("https://api.open-meteo.com/v1/forecast")),
+    apiKey: Config.option(Config.redacted("WEATHER_API_KEY"))
+  }),
+  geocoder: Config.all({
+    url: httpUrl("GEOCODER_URL").pipe(Config.withDefault("https://nominatim.openstreetmap.org/reverse")),
+    userAgent: Config.string("GEOCODER_USER_AGENT").pipe(Config.withDefault(`climate-grade/${VERSION}`))
+  }),
+  historyStart: Config.string("HISTORY_START").pipe(
+    Config.withDefault("1940-01-01"),
+    Config.mapOrFail((s) =>
+      Option.match(CivilDate.parse(s), {
+        onNone: () => Either.left(ConfigError.InvalidData(["HISTORY_START"], "Expected a date YYYY-MM-DD")),
+        onSome: Either.right
+      })
+    )
+  ),
+  logFormat: Config.literal("pretty", "json")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const))
+}).pipe(
+  Config.map(({ auth, ...rest }) => ({ ...rest, authSecret: auth.secret, production: auth.production }))
+)
+
+/** One line that names the variable at fault, for the operator. */
+export const describeConfigError = (error: ConfigError.ConfigError): string => {
+  const leaves: Array<string> = []
+  const walk = (e: ConfigError.ConfigError): void => {
+    switch (e._op) {
+      case "And":
+      case "Or":
+        walk(e.left)
+        walk(e.right)
+        return
+      default:
+        leaves.push(`${e.path.join("_") || "configuration"}: ${e.message}`)
+    }
+  }
+  walk(error)
+  return `Invalid configuration: ${leaves[0] ?? String(error)}`
+}

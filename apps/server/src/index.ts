@@ -1,0 +1,2 @@
+export * as App from "./App.js"
+export * as AppConfig from "./AppConfig.js"

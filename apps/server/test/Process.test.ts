@@ -1,0 +1,189 @@
+/**
+ * The built server as an operator runs it: `node apps/server/dist/main.js` with environment
+ * variables, and the operator command `dist/cli.js`.
+ */
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = resolve(import.meta.dirname, "..")
+const main = join(root, "dist/main.js")
+const cli = join(root, "dist/cli.js")
+const children: Array<ChildProcess> = []
+const dirs: Array<string> = []
+
+beforeAll(() => {
+  execFileSync("node", ["build.mjs"], { cwd: root, stdio: "inherit" })
+}, 60_000)
+
+afterAll(() => {
+  for (const child of children) child.kill("SIGKILL")
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "cg-process-"))
+  dirs.push(dir)
+  return dir
+}
+
+/** Runs the server until it exits; for configurations that must refuse to start. */
+const runToExit = (env: Record<string, string>) =>
+  new Promise<{ code: number | null; stderr: string; stdout: string }>((done) => {
+    const child = spawn("node", [main], { env: { PATH: process.env.PATH ?? "", DATABASE_URL: "memory://", ...env } })
+    let stderr = ""
+    let stdout = ""
+    child.stderr.on("data", (d) => (stderr += d))
+    child.stdout.on("data", (d) => (stdout += d))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000)
+    child.on("exit", (code) => {
+      clearTimeout(timer)
+      done({ code, stderr, stdout })
+    })
+  })
+
+/** Starts the server on a free port and resolves once `/health` answers 200. */
+const startServer = async (env: Record<string, string>) => {
+  const child = spawn("node", [main], { env: { PATH: process.env.PATH ?? "", PORT: "0", LOG_FORMAT: "json", ...env } })
+  children.push(child)
+  let output = ""
+  const port = await new Promise<number>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`no listening line in: ${output}`)), 30_000)
+    const onData = (d: Buffer) => {
+      output += d
+      const match = /Listening on http:\/\/[^:]+:(\d+)/.exec(output)
+      if (match !== null) {
+        clearTimeout(timer)
+        done(Number(match[1]))
+      }
+    }
+    child.stdout!.on("data", onData)
+    child.stderr!.on("data", onData)
+    child.on("exit", (code) => fail(new Error(`exited ${code}: ${output}`)))
+  })
+  const health = await fetch(`http://127.0.0.1:${port}/api/v2/health`)
+  return { child, port, health, output: () => output }
+}
+
+describe("configuration errors stop the process with one line naming the variable", () => {
+  const cases: ReadonlyArray<[Record<string, string>, RegExp]> = [
+    [{ PORT: "abc" }, /^Invalid configuration: PORT: /],
+    [{ CHAT_CLIENT_ID: "id", CHAT_CLIENT_SECRET: "secret" }, /^Invalid configuration: CHAT_AUTHORIZE_URL: /],
+    [
+      { IDP_CLIENT_ID: "id", IDP_CLIENT_SECRET: "s", IDP_AUTHORIZE_URL: "http://a", IDP_TOKEN_URL: "http://b" },
+      /^Invalid configuration: IDP_USERINFO_URL: /
+    ],
+    [{ NODE_ENV: "production" }, /^Invalid configuration: AUTH_SECRET: /],
+    [{ AUTH_SECRET: "too short" }, /^Invalid configuration: AUTH_SECRET: /],
+    [{ DATABASE_URL: "mysql://x" }, /^Invalid configuration: DATABASE_URL: /],
+    [{ BASE_PATH: "/trailing/" }, /^Invalid configuration: BASE_PATH: /],
+    [{ LOG_FORMAT: "xml" }, /^Invalid configuration: LOG_FORMAT: /],
+    [{ HISTORY_START: "1940-02-30" }, /^Invalid configuration: HISTORY_START: /],
+    [{ WEATHER_ARCHIVE_URL: "not a url" }, /^Invalid configuration: WEATHER_ARCHIVE_URL: /]
+  ]
+  for (const [env, line] of cases) {
+    it(`${JSON.stringify(env)}`, async () => {
+      const { code, stderr, stdout } = await runToExit(env)
+      expect(code).toBe(1)
+      expect(stdout).toBe("")
+      expect(stderr.trimEnd().split("\n")).toHaveLength(1)
+      expect(stderr).toMatch(line)
+    }, 30_000)
+  }
+})
+
+describe("the built server", () => {
+  it("starts on the embedded database, keeps its data, and serves under BASE_PATH", async () => {
+    const dataDir = tempDir()
+    const first = await startServer({ DATA_DIR: dataDir })
+    expect(first.health.status).toBe(200)
+    expect(first.output()).toMatch(/AUTH_SECRET is not set/)
+    first.child.kill("SIGTERM")
+    await new Promise((done) => first.child.once("exit", done))
+
+    // The operator command creates a password account in the same database.
+    const created = execFileSync("node", [cli, "--email", "Ops@Example.org", "--superuser"], {
+      env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir },
+      input: "a long enough password\n"
+    }).toString()
+    expect(created).toMatch(/^created ops@example\.org \([0-9a-f-]{36}\) as superuser$/m)
+
+    const again = await startServer({ DATA_DIR: dataDir, BASE_PATH: "/grades" })
+    expect(again.health.status).toBe(404)
+    const base = `http://127.0.0.1:${again.port}/grades/api/v2`
+    expect((await fetch(`${base}/health`)).status).toBe(200)
+    const login = await fetch(`${base}/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "ops@example.org", password: "a long enough password" })
+    })
+    expect(login.status).toBe(204)
+    const token = /session=([^;]+)/.exec(login.headers.get("set-cookie") ?? "")![1]
+    const me = (await (await fetch(`${base}/users/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      is_superuser: boolean
+    }
+    expect(me.is_superuser).toBe(true)
+  }, 90_000)
+
+  it("a request during start-up is refused or told to retry, never left unanswered", async () => {
+    const port = 20_000 + (process.pid % 20_000)
+    const child = spawn("node", [main], {
+      env: { PATH: process.env.PATH ?? "", PORT: String(port), DATA_DIR: tempDir() }
+    })
+    children.push(child)
+    const outcomes = new Set<string>()
+    for (let i = 0; i < 1_000; i++) {
+      const outcome = await fetch(`http://127.0.0.1:${port}/api/v2/health`, { signal: AbortSignal.timeout(5_000) }).then(
+        (r) => String(r.status),
+        (e: Error) => (e.name === "TimeoutError" ? "timeout" : "refused")
+      )
+      outcomes.add(outcome)
+      if (outcome === "200") break
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    expect(outcomes.has("200")).toBe(true)
+    expect(outcomes.has("timeout")).toBe(false)
+    expect([...outcomes].every((o) => ["refused", "503", "200"].includes(o))).toBe(true)
+  }, 90_000)
+
+  it("the operator command refuses a duplicate account and a missing password", () => {
+    const dataDir = tempDir()
+    const run = (input: string) =>
+      spawnSyncStatus(["--email", "dup@example.org"], { DATA_DIR: dataDir }, input)
+    expect(run("first password").status).toBe(0)
+    const duplicate = run("second password")
+    expect(duplicate.status).not.toBe(0)
+    expect(duplicate.stderr).toMatch(/exists already/)
+    expect(run("").stderr).toMatch(/at least 8 characters/)
+  }, 60_000)
+
+  it.runIf(process.env.DATABASE_URL?.startsWith("postgres"))(
+    "two instances starting at once on one PostgreSQL both migrate and serve",
+    async () => {
+      const admin = process.env.DATABASE_URL!
+      const name = `cg_twostart_${process.pid}_${Date.now()}`
+      execFileSync("psql", [admin, "-qc", `create database ${name}`])
+      try {
+        const url = new URL(admin)
+        url.pathname = `/${name}`
+        const env = { DATABASE_URL: url.href, AUTH_SECRET: "s".repeat(40) }
+        const [a, b] = await Promise.all([startServer(env), startServer(env)])
+        expect([a.health.status, b.health.status]).toEqual([200, 200])
+        const applied = execFileSync("psql", [url.href, "-tAc", "select count(*) from schema_migrations"]).toString().trim()
+        expect(Number(applied)).toBeGreaterThan(0)
+        a.child.kill("SIGKILL")
+        b.child.kill("SIGKILL")
+      } finally {
+        execFileSync("psql", [admin, "-qc", `drop database if exists ${name} with (force)`])
+      }
+    },
+    90_000
+  )
+})
+
+const spawnSyncStatus = (args: Array<string>, env: Record<string, string>, input: string) => {
+  const result = spawnSync("node", [cli, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, input })
+  return { status: result.status, stderr: result.stderr.toString() }
+}

@@ -1,0 +1,182 @@
+/**
+ * HTTP benchmarks of the data API (issue 5), each printing its figures next to its target:
+ *   (a) 304 revalidation of /cell vs a bare node:http server answering the same 304 (≥ 0.6×);
+ *   (b) replay of a stored gzip bundle vs a bare node:http server sending the same bytes (≥ 0.5×);
+ *   (c) a cold bundle for a new cell, upstreams on loopback, 85 years of history (< 150 ms of the
+ *       service's own time: the request's latency minus the time its upstream calls took).
+ * The service runs as its own process (apps/server/dist/main.js, in-memory PGlite), as does the
+ * bare server, so autocannon does not share their event loop.
+ *   pnpm bench:http [a|b|c]
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { request } from "node:http"
+import { join } from "node:path"
+import autocannon from "autocannon"
+import { FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import * as Effect from "effect/Effect"
+import * as Scope from "effect/Scope"
+
+const root = join(import.meta.dirname, "..")
+const which = process.argv[2]
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8)
+const CONNECTIONS = 32
+
+const startProcess = (args: Array<string>, env: Record<string, string>) =>
+  new Promise<{ child: ChildProcess; port: number }>((done, fail) => {
+    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    const onData = (chunk: Buffer) => {
+      output += chunk
+      const match = /Listening on http:\/\/[^:]+:(\d+)|^PORT (\d+)$/m.exec(output)
+      if (match !== null) done({ child, port: Number(match[1] ?? match[2]) })
+    }
+    child.stdout!.on("data", onData)
+    child.stderr!.on("data", onData)
+    child.on("exit", (code) => fail(new Error(`exited ${code}: ${output}`)))
+  })
+
+/** A bare node:http server that answers every request with fixed status, headers and body. */
+const bareServer = (status: number, headers: Record<string, string>, body: Buffer) =>
+  startProcess(
+    [
+      "-e",
+      `const h=${JSON.stringify(headers)};const b=Buffer.from(${JSON.stringify(body.toString("base64"))},"base64");
+       const s=require("http").createServer((q,r)=>{r.writeHead(${status},h);r.end(b)});
+       s.listen(0,"127.0.0.1",()=>console.log("PORT "+s.address().port))`
+    ],
+    {}
+  )
+
+const load = (url: string, headers: Record<string, string>) =>
+  new Promise<autocannon.Result>((done, fail) =>
+    autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION }, (error, result) => (error ? fail(error) : done(result)))
+  )
+
+/** node:http, so a gzip body stays the bytes that were sent (fetch would decode it). */
+const fetchRaw = (url: string, headers: Record<string, string>) =>
+  new Promise<{ status: number; headers: Record<string, string>; body: Buffer }>((done, fail) => {
+    const req = request(url, { headers }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (c: Buffer) => chunks.push(c))
+      res.on("end", () =>
+        done({
+          status: res.statusCode ?? 0,
+          headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, String(v)])),
+          body: Buffer.concat(chunks)
+        })
+      )
+    })
+    req.on("error", fail)
+    req.end()
+  })
+
+const line = (name: string, r: autocannon.Result) =>
+  console.log(
+    `  ${name.padEnd(34)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(3)} ms   errors ${r.errors}   timeouts ${r.timeouts}`
+  )
+
+const main = Effect.gen(function* () {
+  const scope = yield* Effect.scope
+  const weather = yield* FakeOpenMeteo.make
+  const geocoder = yield* FakeNominatim.make
+  execFileSync(process.execPath, ["build.mjs"], { cwd: join(root, "apps/server"), stdio: "inherit" })
+  // BENCH_PROFILE=dir writes a CPU profile of the service (a graceful SIGINT lets it flush).
+  const profile = process.env.BENCH_PROFILE === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+  const service = yield* Effect.promise(() =>
+    startProcess([...profile, join(root, "apps/server/dist/main.js")], {
+      PORT: "0",
+      DATABASE_URL: process.env.DATABASE_URL ?? "memory://",
+      AUTH_SECRET: "b".repeat(40),
+      LOG_FORMAT: "json",
+      WEATHER_ARCHIVE_URL: weather.archiveUrl,
+      WEATHER_FORECAST_URL: weather.forecastUrl,
+      GEOCODER_URL: geocoder.reverseUrl,
+      HISTORY_START: "1940-01-01"
+    })
+  )
+  yield* Scope.addFinalizer(
+    scope,
+    Effect.promise(
+      () =>
+        new Promise<void>((done) => {
+          service.child.once("exit", () => done())
+          service.child.kill(profile.length > 0 ? "SIGINT" : "SIGKILL")
+        })
+    )
+  )
+  const base = `http://127.0.0.1:${service.port}/api/v2`
+  const warmCell = `${base}/cell?lat=52.52&lon=13.41`
+  const first = yield* Effect.promise(() => fetchRaw(warmCell, { "accept-encoding": "gzip" }))
+  const etag = first.headers.etag!
+
+  if (which === undefined || which === "a") {
+    console.log(`(a) 304 revalidation of /cell, ${CONNECTIONS} connections, ${DURATION} s each — target ≥ 0.6× the bare server`)
+    const ours = yield* Effect.promise(() => load(warmCell, { "if-none-match": etag, "accept-encoding": "gzip" }))
+    const bare = yield* Effect.promise(() =>
+      bareServer(304, { etag, "cache-control": "no-cache", vary: "Accept-Encoding" }, Buffer.alloc(0))
+    )
+    const theirs = yield* Effect.promise(() => load(`http://127.0.0.1:${bare.port}/`, { "if-none-match": etag }))
+    bare.child.kill("SIGKILL")
+    line("climate-grade /cell → 304", ours)
+    line("bare node:http → 304", theirs)
+    console.log(`  ratio ${(ours.requests.average / theirs.requests.average).toFixed(2)}`)
+  }
+
+  if (which === undefined || which === "b") {
+    console.log(`(b) replay of a stored gzip bundle (${first.body.length} bytes gzip) — target ≥ 0.5× the bare server`)
+    const ours = yield* Effect.promise(() => load(warmCell, { "accept-encoding": "gzip" }))
+    const headers = Object.fromEntries(
+      Object.entries(first.headers).filter(([k]) => !["date", "connection", "keep-alive", "transfer-encoding"].includes(k))
+    )
+    const bare = yield* Effect.promise(() => bareServer(200, headers, first.body))
+    const theirs = yield* Effect.promise(() => load(`http://127.0.0.1:${bare.port}/`, { "accept-encoding": "gzip" }))
+    bare.child.kill("SIGKILL")
+    line("climate-grade /cell (stored gzip)", ours)
+    line("bare node:http (same bytes)", theirs)
+    console.log(`  ratio ${(ours.requests.average / theirs.requests.average).toFixed(2)}`)
+  }
+
+  if (which === undefined || which === "c") {
+    console.log("(c) cold bundle for a new cell, 85-year history, upstreams on loopback — target < 150 ms of the service's own time")
+    const own: Array<number> = []
+    const totals: Array<number> = []
+    for (let i = 0; i < 20; i++) {
+      // Cold cells 1.1 s apart, as the client spaces them: the geocoder is paced at one call a
+      // second for the whole process, and a cell arriving sooner waits for its turn.
+      yield* Effect.sleep("1100 millis")
+      const lat = (10 + i * 1.5).toFixed(2)
+      const before = { a: weather.requests.archive.length, f: weather.requests.forecast.length, g: geocoder.requests.length }
+      const t0 = performance.now()
+      const answer = yield* Effect.promise(() => fetchRaw(`${base}/cell?lat=${lat}&lon=-40`, { "accept-encoding": "gzip" }))
+      const total = performance.now() - t0
+      if (answer.status !== 200) throw new Error(`status ${answer.status}`)
+      // Upstream time as the upstreams saw it: from each request's arrival to its last byte.
+      const spans = [
+        ...weather.requests.archive.slice(before.a),
+        ...weather.requests.forecast.slice(before.f),
+        ...geocoder.requests.slice(before.g)
+      ].map((r) => [r.at, r.at + (r.ms ?? 0)] as const)
+      spans.sort((x, y) => x[0] - y[0])
+      let covered = 0
+      let until = Number.NEGATIVE_INFINITY
+      for (const [s, e] of spans) {
+        if (e <= until) continue
+        covered += e - Math.max(s, until)
+        until = e
+      }
+      totals.push(total)
+      own.push(total - covered)
+    }
+    const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    console.log(`  end to end: median ${median(totals).toFixed(1)} ms, max ${Math.max(...totals).toFixed(1)} ms (20 cold cells)`)
+    console.log(`  service's own time: median ${median(own).toFixed(1)} ms, max ${Math.max(...own).toFixed(1)} ms`)
+  }
+})
+
+Effect.runPromise(Effect.scoped(main)).then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error)
+    process.exit(1)
+  }
+)

@@ -1,0 +1,22 @@
+/** A 0.25° grid cell: every point that snaps to the same centre shares one cell (CONTRACT.md §3). */
+export interface Cell {
+  readonly lat: number
+  readonly lon: number
+  /** `"{lat},{lon}"` with two decimals. */
+  readonly key: string
+}
+
+const snap = (x: number): number => {
+  const v = Math.round(x * 4) / 4
+  return v === 0 ? 0 : v // no "-0.00" keys
+}
+
+export const fromCoordinates = (lat: number, lon: number): Cell => {
+  const sLat = snap(lat)
+  const sLon = snap(lon)
+  return { lat: sLat, lon: sLon, key: `${sLat.toFixed(2)},${sLon.toFixed(2)}` }
+}
+
+/** The coordinate label used when the geocoder knows no place here, e.g. `47.25°N 130.00°W`. */
+export const coordinateLabel = (cell: Cell): string =>
+  `${Math.abs(cell.lat).toFixed(2)}°${cell.lat < 0 ? "S" : "N"} ${Math.abs(cell.lon).toFixed(2)}°${cell.lon < 0 ? "W" : "E"}`

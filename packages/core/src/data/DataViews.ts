@@ -1,0 +1,288 @@
+/**
+ * Plans for the data views: the resolved parameters, the payload's key and freshness token, and
+ * a build that runs only when nothing stored is still valid. A conditional request compares the
+ * ETag of the plan and never builds or reads the payload (CONTRACT.md §6).
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type { Cell } from "../Cell.js"
+import * as CivilDate from "../CivilDate.js"
+import { CellData, type Forecast, HOUR_MS, type History } from "../weather/CellData.js"
+import type { DailySeries } from "../weather/DailySeries.js"
+import type { NoHistory, UpstreamError } from "../weather/Errors.js"
+import * as CalendarRange from "./CalendarRange.js"
+import * as FreshnessToken from "./FreshnessToken.js"
+import type { PayloadKey } from "./PayloadStore.js"
+import * as Payloads from "./Payloads.js"
+import * as Views from "./Views.js"
+
+export interface Plan<A> {
+  /** The cell as the payload shows it (the bundle repeats it). */
+  readonly cell: Payloads.CellInfo
+  readonly key: PayloadKey
+  readonly token: string
+  /** `W/"<token>"`. */
+  readonly etag: string
+  /** The calendar is not stored while the cell has no place label (SPEC.md). */
+  readonly storable: boolean
+  readonly build: Effect.Effect<A>
+  /**
+   * Epoch ms until which this plan's token cannot change in this process: before the next
+   * history top-up or forecast refetch, before the cell's local date turns, at most a minute.
+   * A cache of answers in front of the views may trust the ETag until then.
+   */
+  readonly validUntil: number
+}
+
+/** A `date` outside what the day view can answer: from the record's first day to the last forecast day. */
+export class DateOutOfRange extends Schema.TaggedError<DateOutOfRange>()("DateOutOfRange", {
+  date: Schema.String,
+  first: Schema.String,
+  last: Schema.String
+}) {}
+
+export type DataError = UpstreamError | NoHistory
+
+export interface CalendarRequest {
+  readonly start: Option.Option<CivilDate.EpochDay>
+  readonly end: Option.Option<CivilDate.EpochDay>
+  readonly months: Option.Option<number>
+}
+
+export class DataViews extends Context.Tag("@climate-grade/core/DataViews")<
+  DataViews,
+  {
+    readonly grade: (cell: Cell) => Effect.Effect<Plan<Payloads.GradePayload>, DataError>
+    readonly forecast: (cell: Cell) => Effect.Effect<Plan<Payloads.ForecastPayload>, DataError>
+    readonly calendar: (cell: Cell, request: CalendarRequest) => Effect.Effect<Plan<Payloads.CalendarPayload>, DataError>
+    readonly day: (
+      cell: Cell,
+      date: Option.Option<CivilDate.EpochDay>
+    ) => Effect.Effect<Plan<Payloads.DayPayload>, DataError | DateOutOfRange>
+    /**
+     * Prefetch: the calendar (24 months) and the record's last day, from the history already
+     * held, with no weather call; None when the cell has no history held. At most one geocoder
+     * call, and only for a cell never labeled.
+     */
+    readonly prefetch: (
+      cell: Cell
+    ) => Effect.Effect<
+      Option.Option<{ readonly calendar: Plan<Payloads.CalendarPayload>; readonly day: Plan<Payloads.DayPayload> }>
+    >
+  }
+>() {}
+
+export interface DataViewsOptions {
+  /** The grading rules over one history record (CONTRACT.md §4), built once per record. */
+  readonly makeGrading: (history: DailySeries) => Views.Grading
+  /** How many cells' gradings to keep built. */
+  readonly gradingCacheSize?: number
+}
+
+const weak = (token: string) => `W/"${token}"`
+
+export const make = (options: DataViewsOptions) =>
+  Effect.gen(function* () {
+    const data = yield* CellData
+    const capacity = options.gradingCacheSize ?? 32
+    // A grading is a pure function of the record; the record changes only when its end does.
+    const gradings = new Map<string, { readonly end: number; readonly grading: Views.Grading }>()
+    const gradingFor = (cell: Cell, history: History) =>
+      Effect.sync(() => {
+        const hit = gradings.get(cell.key)
+        gradings.delete(cell.key)
+        const entry =
+          hit !== undefined && hit.end === history.end
+            ? hit
+            : { end: history.end, grading: options.makeGrading(history.series) }
+        gradings.set(cell.key, entry)
+        while (gradings.size > capacity) gradings.delete(gradings.keys().next().value!)
+        return entry.grading
+      })
+
+    const cellInfo = (cell: Cell, label: string | null, timezone: string): Payloads.CellInfo => ({
+      lat: cell.lat,
+      lon: cell.lon,
+      label,
+      timezone
+    })
+
+    const plan = <A>(
+      view: FreshnessToken.View,
+      cell: Cell,
+      inputs: Omit<FreshnessToken.TokenInputs, "view" | "cell">,
+      params: string,
+      build: Effect.Effect<A>,
+      validUntil: number,
+      storable = true
+    ): Plan<A> => {
+      const token = FreshnessToken.make({ view, cell: cell.key, ...inputs })
+      return {
+        validUntil: inputs.label === null ? 0 : validUntil,
+        cell: cellInfo(cell, inputs.label, inputs.timezone),
+        key: { cell: cell.key, view, params },
+        token,
+        etag: weak(token),
+        storable,
+        build
+      }
+    }
+
+
+    const MINUTE = 60_000
+    /** At most a minute, never across the cell's local midnight, never past the given bounds. */
+    const validity = (now: number, timezone: string, ...bounds: ReadonlyArray<number>) =>
+      CivilDate.todayIn(now + MINUTE, timezone) !== CivilDate.todayIn(now, timezone) ? 0 : Math.min(now + MINUTE, ...bounds)
+
+    const forecastPlan = <A>(
+      view: "grade" | "forecast",
+      cell: Cell,
+      build: (input: Parameters<typeof Views.grade>[0]) => A
+    ) =>
+      Effect.gen(function* () {
+        const [history, forecast, label] = yield* Effect.all([data.history(cell), data.forecast(cell), data.label(cell)], {
+          concurrency: "unbounded"
+        })
+        const now = yield* Clock.currentTimeMillis
+        const day = CivilDate.todayIn(now, history.timezone)
+        const info = cellInfo(cell, label, history.timezone)
+        return plan(
+          view,
+          cell,
+          {
+            params: { date: CivilDate.format(day) },
+            label,
+            timezone: history.timezone,
+            recordEnd: CivilDate.format(history.end),
+            forecastStamp: forecast.stamp
+          },
+          CivilDate.format(day),
+          Effect.map(gradingFor(cell, history), (grading) =>
+            build({ cell: info, today: day, forecast: forecast.series, stamp: forecast.stamp, grading })
+          ),
+          validity(now, history.timezone, history.checkedAt + HOUR_MS, forecast.stamp + HOUR_MS)
+        )
+      })
+
+    const calendarPlan = (cell: Cell, history: History, label: string | null, request: CalendarRequest, now: number) => {
+      const range = CalendarRange.resolve(
+        {
+          start: Option.getOrUndefined(request.start),
+          end: Option.getOrUndefined(request.end),
+          months: Option.getOrUndefined(request.months)
+        },
+        { start: history.series.start, end: history.end }
+      )
+      const start = CivilDate.format(range.start)
+      const end = CivilDate.format(range.end)
+      return plan(
+        "calendar",
+        cell,
+        { params: { start, end }, label, timezone: history.timezone, recordEnd: CivilDate.format(history.end), forecastStamp: null },
+        `${start}..${end}`,
+        Effect.map(gradingFor(cell, history), (grading) =>
+          Views.calendar({ cell: cellInfo(cell, label, history.timezone), start: range.start, end: range.end, grading })
+        ),
+        Math.min(now + MINUTE, history.checkedAt + HOUR_MS),
+        label !== null
+      )
+    }
+
+    const dayPlan = (
+      cell: Cell,
+      history: History,
+      label: string | null,
+      date: CivilDate.EpochDay,
+      forecast: Option.Option<Forecast>,
+      now: number,
+      defaultDate: boolean
+    ) => {
+      const series = Option.getOrNull(Option.map(forecast, (f) => f.series))
+      const source = Views.daySource(date, history.series, series)
+      // The forecast stamp matters only when the day's values come from the forecast, or when
+      // there is none, so that a forecast arriving later changes the token.
+      const stamp = source === "history" ? null : Option.getOrNull(Option.map(forecast, (f) => f.stamp))
+      return plan(
+        "day",
+        cell,
+        {
+          params: { date: CivilDate.format(date), source },
+          label,
+          timezone: history.timezone,
+          recordEnd: CivilDate.format(history.end),
+          forecastStamp: stamp
+        },
+        CivilDate.format(date),
+        Effect.map(gradingFor(cell, history), (grading) =>
+          Views.day({
+            cell: cellInfo(cell, label, history.timezone),
+            date,
+            history: history.series,
+            forecast: source === "history" ? null : series,
+            grading
+          })
+        ),
+        // Without a forecast the next request tries again, and may change the token.
+        source !== "history" && Option.isNone(forecast)
+          ? 0
+          : defaultDate
+            ? validity(now, history.timezone, history.checkedAt + HOUR_MS, stamp === null ? Infinity : stamp + HOUR_MS)
+            : Math.min(now + MINUTE, history.checkedAt + HOUR_MS, stamp === null ? Infinity : stamp + HOUR_MS)
+      )
+    }
+
+    return DataViews.of({
+      grade: (cell) => forecastPlan("grade", cell, Views.grade),
+      forecast: (cell) => forecastPlan("forecast", cell, Views.forecast),
+      calendar: (cell, request) =>
+        Effect.gen(function* () {
+          const [history, label] = yield* Effect.all([data.history(cell), data.label(cell)], { concurrency: "unbounded" })
+          return calendarPlan(cell, history, label, request, yield* Clock.currentTimeMillis)
+        }),
+      day: (cell, requested) =>
+        Effect.gen(function* () {
+          const history = yield* data.history(cell)
+          const label = yield* data.label(cell)
+          const now = yield* Clock.currentTimeMillis
+          const date = Option.getOrElse(requested, () => CivilDate.todayIn(now, history.timezone))
+          // The day view never fails because of the forecast: without one it is climatology alone.
+          const forecast =
+            date <= history.end
+              ? Option.none<Forecast>()
+              : yield* Effect.option(data.forecast(cell))
+          const last = Option.match(forecast, {
+            // forecast_days=16: today and the 15 days after it.
+            onNone: () => CivilDate.todayIn(now, history.timezone) + 15,
+            onSome: (f) => Views.lastDay(f.series)
+          })
+          if (date < history.series.start || date > last) {
+            return yield* new DateOutOfRange({
+              date: CivilDate.format(date),
+              first: CivilDate.format(history.series.start),
+              last: CivilDate.format(last)
+            })
+          }
+          return dayPlan(cell, history, label, date, forecast, now, Option.isNone(requested))
+        }),
+      prefetch: (cell) =>
+        Effect.gen(function* () {
+          const held = yield* data.heldHistory(cell)
+          if (Option.isNone(held)) return Option.none()
+          const history = held.value
+          const known = yield* data.heldLabel(cell)
+          const label = known ?? (yield* data.label(cell))
+          const now = yield* Clock.currentTimeMillis
+          return Option.some({
+            calendar: calendarPlan(cell, history, label, { start: Option.none(), end: Option.none(), months: Option.some(24) }, now),
+            day: dayPlan(cell, history, label, history.end, Option.none(), now, false)
+          })
+        })
+    })
+  })
+
+export const layer = (options: DataViewsOptions) => Layer.effect(DataViews, make(options))
+

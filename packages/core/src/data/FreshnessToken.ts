@@ -1,0 +1,46 @@
+/**
+ * Freshness tokens: a cached payload is valid only while its token equals one recomputed from
+ * what could change its bytes (SPEC.md "States and transitions", CONTRACT.md §6). No clock.
+ */
+import { sha256Hex } from "../Crypto.js"
+
+export type View = "grade" | "forecast" | "calendar" | "day" | "bundle"
+
+/** Each payload type's schema version; raising one invalidates every cached payload and ETag of it. */
+export const PAYLOAD_VER: Readonly<Record<View, number>> = {
+  grade: 1,
+  forecast: 1,
+  calendar: 1,
+  day: 1,
+  bundle: 1
+}
+
+export interface TokenInputs {
+  readonly view: View
+  readonly cell: string
+  /** Resolved parameters, with every date made explicit. */
+  readonly params: Readonly<Record<string, string | number | null>>
+  /** The cell's label, which the payload carries. */
+  readonly label: string | null
+  readonly timezone: string
+  /** The history record's last day (YYYY-MM-DD). */
+  readonly recordEnd: string
+  /** The forecast stamp (epoch ms) where the view uses the forecast; null where it does not or has none. */
+  readonly forecastStamp: number | null
+}
+
+/** Stable JSON: keys sorted, so equal inputs always hash alike. */
+const canonical = (value: unknown): string =>
+  value === null || typeof value !== "object"
+    ? JSON.stringify(value)
+    : `{${Object.keys(value)
+        .sort()
+        .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+        .join(",")}}`
+
+export const make = (inputs: TokenInputs): string =>
+  sha256Hex(canonical({ ...inputs, v: PAYLOAD_VER[inputs.view] })).slice(0, 32)
+
+/** The bundle's token: a hash of its slices' ETags, in slice order. */
+export const combine = (etags: ReadonlyArray<string | null>): string =>
+  sha256Hex(canonical({ view: "bundle", v: PAYLOAD_VER.bundle, etags })).slice(0, 32)

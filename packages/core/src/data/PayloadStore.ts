@@ -1,0 +1,27 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { View } from "./FreshnessToken.js"
+
+/** A built payload as served: its JSON bytes and their gzip, so a replay never compresses again. */
+export interface StoredPayload {
+  readonly token: string
+  readonly json: Uint8Array
+  readonly gzip: Uint8Array
+}
+
+export interface PayloadKey {
+  readonly cell: string
+  readonly view: View
+  /** The resolved parameters, e.g. `2024-11-23..2026-11-21` for a calendar, the date for a day. */
+  readonly params: string
+}
+
+/** Built payloads, replayed while their token still equals the recomputed one. */
+export class PayloadStore extends Context.Tag("@climate-grade/core/PayloadStore")<
+  PayloadStore,
+  {
+    readonly get: (key: PayloadKey) => Effect.Effect<Option.Option<StoredPayload>>
+    readonly put: (key: PayloadKey, payload: StoredPayload) => Effect.Effect<void>
+  }
+>() {}

@@ -1,0 +1,142 @@
+/**
+ * The four views as pure functions of a cell's history, forecast and grading (CONTRACT.md §5).
+ * Everything that can change their bytes is an input here, and so goes into the freshness token.
+ */
+import * as CivilDate from "../CivilDate.js"
+import * as DailySeries from "../weather/DailySeries.js"
+import type { Variable } from "../weather/DailySeries.js"
+import { PAYLOAD_VER } from "./FreshnessToken.js"
+import type {
+  CalendarPayload,
+  CellInfo,
+  Climatology,
+  DayPayload,
+  ForecastPayload,
+  Grade,
+  GradePayload
+} from "./Payloads.js"
+
+/** What the views need of the grading rules (CONTRACT.md §4), built once per history record. */
+export interface Grading {
+  /** Grades `value` (NaN for none) for `date` against the record's sample for that date. */
+  readonly grade: (variable: Variable, date: CivilDate.EpochDay, value: number) => Grade
+  readonly climatology: (variable: Variable, date: CivilDate.EpochDay) => Climatology
+  /** The record's own values for [from, to] and their percentiles. */
+  readonly gradeRecordRange: (
+    variable: Variable,
+    from: CivilDate.EpochDay,
+    to: CivilDate.EpochDay
+  ) => { readonly values: ReadonlyArray<number | null>; readonly percentiles: ReadonlyArray<number | null> }
+}
+
+/** The value of a series on `date`, NaN outside it. */
+export const valueOn = (series: DailySeries.DailySeries, variable: Variable, date: CivilDate.EpochDay): number => {
+  const i = date - series.start
+  return i >= 0 && i < DailySeries.length(series) ? series[variable][i]! : Number.NaN
+}
+
+export const lastDay = (series: DailySeries.DailySeries): CivilDate.EpochDay => series.start + DailySeries.length(series) - 1
+
+const perVariable = <A>(f: (variable: Variable) => A): { tmax: A; tmin: A; precip: A } => ({
+  tmax: f("tmax"),
+  tmin: f("tmin"),
+  precip: f("precip")
+})
+
+export const issued = (stamp: number): string => new Date(stamp).toISOString()
+
+export const grade = (input: {
+  readonly cell: CellInfo
+  readonly today: CivilDate.EpochDay
+  readonly forecast: DailySeries.DailySeries
+  readonly stamp: number
+  readonly grading: Grading
+}): GradePayload => ({
+  view: "grade",
+  v: PAYLOAD_VER.grade,
+  cell: input.cell,
+  date: CivilDate.format(input.today),
+  issued: issued(input.stamp),
+  variables: perVariable((v) => input.grading.grade(v, input.today, valueOn(input.forecast, v, input.today)))
+})
+
+export const forecast = (input: {
+  readonly cell: CellInfo
+  readonly today: CivilDate.EpochDay
+  readonly forecast: DailySeries.DailySeries
+  readonly stamp: number
+  readonly grading: Grading
+}): ForecastPayload => {
+  const days: Array<ForecastPayload["days"][number]> = []
+  for (let date = input.today; date <= lastDay(input.forecast); date++) {
+    days.push({
+      date: CivilDate.format(date),
+      ...perVariable((v) => input.grading.grade(v, date, valueOn(input.forecast, v, date)))
+    })
+  }
+  return { view: "forecast", v: PAYLOAD_VER.forecast, cell: input.cell, issued: issued(input.stamp), days }
+}
+
+export const calendar = (input: {
+  readonly cell: CellInfo
+  readonly start: CivilDate.EpochDay
+  readonly end: CivilDate.EpochDay
+  readonly grading: Grading
+}): CalendarPayload => {
+  const dates: Array<string> = []
+  for (let date = input.start; date <= input.end; date++) dates.push(CivilDate.format(date))
+  return {
+    view: "calendar",
+    v: PAYLOAD_VER.calendar,
+    cell: input.cell,
+    start: CivilDate.format(input.start),
+    end: CivilDate.format(input.end),
+    dates,
+    series: perVariable((v) => {
+      const graded = input.grading.gradeRecordRange(v, input.start, input.end)
+      return { values: [...graded.values], percentiles: [...graded.percentiles] }
+    })
+  }
+}
+
+export type DaySource = DayPayload["source"]
+
+/** Where a day's values come from: the record when it holds the date, else the forecast, else none. */
+export const daySource = (
+  date: CivilDate.EpochDay,
+  history: DailySeries.DailySeries,
+  forecastSeries: DailySeries.DailySeries | null
+): DaySource =>
+  date >= history.start && date <= lastDay(history)
+    ? "history"
+    : forecastSeries !== null && date >= forecastSeries.start && date <= lastDay(forecastSeries)
+      ? "forecast"
+      : "none"
+
+export const day = (input: {
+  readonly cell: CellInfo
+  readonly date: CivilDate.EpochDay
+  readonly history: DailySeries.DailySeries
+  readonly forecast: DailySeries.DailySeries | null
+  readonly grading: Grading
+}): DayPayload => {
+  const source = daySource(input.date, input.history, input.forecast)
+  const value = (v: Variable) =>
+    source === "history"
+      ? valueOn(input.history, v, input.date)
+      : source === "forecast" && input.forecast !== null
+        ? valueOn(input.forecast, v, input.date)
+        : Number.NaN
+  return {
+    view: "day",
+    v: PAYLOAD_VER.day,
+    cell: input.cell,
+    date: CivilDate.format(input.date),
+    source,
+    variables: perVariable((v) => ({
+      ...input.grading.grade(v, input.date, value(v)),
+      climatology: input.grading.climatology(v, input.date)
+    }))
+  }
+}
+

@@ -1,0 +1,6 @@
+export * as CalendarRange from "./CalendarRange.js"
+export * as FreshnessToken from "./FreshnessToken.js"
+export * as Payloads from "./Payloads.js"
+export * as DataViews from "./DataViews.js"
+export * from "./PayloadStore.js"
+export * as Views from "./Views.js"

@@ -1,0 +1,206 @@
+/**
+ * The grading rules over one history record, built for speed (CONTRACT.md §4). For each
+ * variable and calendar day the sample of every year's 5-day window is collected and sorted once,
+ * lazily; a target date's sample is that sorted array minus its own year's window (at most five
+ * values), so a percentile is two binary searches and a few corrections, not a rescan of the record.
+ */
+import * as CivilDate from "../CivilDate.js"
+import type { Climatology, Grade } from "../data/Payloads.js"
+import type { Grading } from "../data/Views.js"
+import { type DailySeries, unitOf, type Variable } from "../weather/DailySeries.js"
+import { label, lowerBound, percentileFromCounts, quantileType8, round, upperBound } from "./Percentile.js"
+import { sample, WINDOW } from "./Sample.js"
+
+/** Percentile and label are null below this sample size. */
+export const MIN_SAMPLE = 30
+
+const SPAN = 2 * WINDOW + 1
+
+interface DaySample {
+  /** Every year's window values, ascending. */
+  readonly sorted: Float64Array
+  /** Year index × SPAN: that year's window values, NaN-padded. */
+  readonly byYear: Float64Array
+}
+
+const MAX_COUNTING_RANGE = 8192
+const counts = new Int32Array(MAX_COUNTING_RANGE + 1)
+
+/**
+ * Sorts a sample in place. Upstream values are whole tenths in a narrow range for one calendar
+ * day, so a counting sort over tenths is linear; anything else takes the ordinary sort.
+ */
+const sortSample = (values: Float64Array): Float64Array => {
+  let lo = Infinity
+  let hi = -Infinity
+  for (let i = 0; i < values.length; i++) {
+    const t = Math.round(values[i]! * 10)
+    if (t / 10 !== values[i]) return values.sort()
+    if (t < lo) lo = t
+    if (t > hi) hi = t
+  }
+  if (values.length === 0 || hi - lo > MAX_COUNTING_RANGE) return values.sort()
+  counts.fill(0, 0, hi - lo + 1)
+  for (let i = 0; i < values.length; i++) counts[Math.round(values[i]! * 10) - lo]!++
+  let at = 0
+  for (let t = 0; t <= hi - lo; t++) {
+    for (let c = counts[t]!; c > 0; c--) values[at++] = (t + lo) / 10
+  }
+  return values
+}
+
+export interface Grader extends Grading {
+  readonly record: DailySeries
+}
+
+export interface GraderOptions {
+  /** Below this sample size there is no percentile or label; CONTRACT.md says 30. */
+  readonly minSample?: number
+}
+
+export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Grader => {
+  const minSample = options.minSample ?? MIN_SAMPLE
+  const length = record.tmax.length
+  const firstYear = CivilDate.toYmd(record.start).year
+  const lastYear = CivilDate.toYmd(record.start + length - 1).year
+  const years = lastYear - firstYear + 1
+  // Indexed by variable, month and day: no string keys on the hot path.
+  const cache: Array<DaySample | undefined> = []
+  const variableIndex = { tmax: 0, tmin: 1, precip: 2 } as const
+  // Epoch day of each year's 1 January, so a window's centre is an addition, not a date conversion.
+  const yearStart = Int32Array.from({ length: years + 1 }, (_, y) => CivilDate.fromYmd({ year: firstYear + y, month: 1, day: 1 }))
+  const monthOffset = (month: number, leap: boolean) =>
+    [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334][month - 1]! + (leap && month > 2 ? 1 : 0)
+
+  const daySample = (variable: Variable, month: number, day: number): DaySample => {
+    const key = variableIndex[variable] * 416 + month * 32 + day
+    const hit = cache[key]
+    if (hit !== undefined) return hit
+    const values = record[variable]
+    const byYear = new Float64Array(years * SPAN).fill(Number.NaN)
+    const all = new Float64Array(years * SPAN)
+    let count = 0
+    const leapDay = month === 2 && day === 29
+    for (let y = 0; y < years; y++) {
+      const leap = yearStart[y + 1]! - yearStart[y]! === 366
+      // Feb 29 → Feb 28 in a common year (the rule of Sample.centre).
+      const c = yearStart[y]! + monthOffset(month, leap) + (leapDay && !leap ? 27 : day - 1)
+      for (let k = 0; k < SPAN; k++) {
+        const i = c - WINDOW + k - record.start
+        if (i < 0 || i >= length) continue
+        const v = values[i]!
+        if (Number.isNaN(v)) continue
+        byYear[y * SPAN + k] = v
+        all[count++] = v
+      }
+    }
+    const built = { sorted: sortSample(all.subarray(0, count)), byYear }
+    cache[key] = built
+    return built
+  }
+
+  // The target year's own window values, which its sample leaves out: at most SPAN of them,
+  // kept in a scratch buffer (grading is synchronous, so one buffer serves every call).
+  const own = new Float64Array(SPAN)
+  const taken = new Uint8Array(SPAN)
+  const ownValues = (s: DaySample, year: number): number => {
+    const y = year - firstYear
+    if (y < 0 || y >= years) return 0
+    let count = 0
+    for (let k = 0; k < SPAN; k++) {
+      const v = s.byYear[y * SPAN + k]!
+      if (!Number.isNaN(v)) own[count++] = v
+    }
+    return count
+  }
+
+  /** The extreme of `sorted` minus the own values, from the low end (dir 1) or the high end (dir -1). */
+  const extreme = (sorted: Float64Array, count: number, dir: 1 | -1): number => {
+    taken.fill(0)
+    for (let i = dir === 1 ? 0 : sorted.length - 1; i >= 0 && i < sorted.length; i += dir) {
+      let skipped = false
+      for (let j = 0; j < count; j++) {
+        if (taken[j] === 0 && own[j] === sorted[i]) {
+          taken[j] = 1
+          skipped = true
+          break
+        }
+      }
+      if (!skipped) return sorted[i]!
+    }
+    return Number.NaN
+  }
+
+  const grade = (variable: Variable, date: CivilDate.EpochDay, x: number): Grade => {
+    const { day, month, year } = CivilDate.toYmd(date)
+    const s = daySample(variable, month, day)
+    const count = ownValues(s, year)
+    const n = s.sorted.length - count
+    const unit = unitOf(variable)
+    if (Number.isNaN(x)) return { value: null, unit, percentile: null, label: null, n }
+    if (n < minSample || n === 0) return { value: round(x, 2), unit, percentile: null, label: null, n }
+    let less = lowerBound(s.sorted, x)
+    let equal = upperBound(s.sorted, x) - less
+    for (let j = 0; j < count; j++) {
+      if (own[j]! < x) less--
+      else if (own[j] === x) equal--
+    }
+    const p = percentileFromCounts(less, equal, n)
+    return {
+      value: round(x, 2),
+      unit,
+      percentile: round(p, 1),
+      label: label(x, p, extreme(s.sorted, count, 1), extreme(s.sorted, count, -1)),
+      n
+    }
+  }
+
+  const valueOn = (variable: Variable, date: CivilDate.EpochDay) => {
+    const i = date - record.start
+    return i >= 0 && i < length ? record[variable][i]! : Number.NaN
+  }
+
+  const gradeRecordRange = (variable: Variable, from: CivilDate.EpochDay, to: CivilDate.EpochDay) => {
+    const values: Array<number | null> = []
+    const percentiles: Array<number | null> = []
+    for (let date = from; date <= to; date++) {
+      const graded = grade(variable, date, valueOn(variable, date))
+      values.push(graded.value)
+      percentiles.push(graded.percentile)
+    }
+    return { values, percentiles }
+  }
+
+  const climatology = (variable: Variable, date: CivilDate.EpochDay): Climatology => {
+    // One date: the plain rule is fast enough, and keeps the dates of the extremes.
+    const values = sample(record, variable, date)
+    const n = values.length
+    if (n === 0) {
+      const none = { value: null, date: null }
+      return { n, p10: null, p25: null, p50: null, p75: null, p90: null, mean: null, min: none, max: none }
+    }
+    const sorted = Float64Array.from(values, (v) => v.value).sort()
+    let min = values[0]!
+    let max = values[0]!
+    let sum = 0
+    for (const v of values) {
+      sum += v.value
+      if (v.value < min.value) min = v
+      if (v.value > max.value) max = v
+    }
+    const q = (p: number) => round(quantileType8(sorted, p), 2)
+    return {
+      n,
+      p10: q(0.1),
+      p25: q(0.25),
+      p50: q(0.5),
+      p75: q(0.75),
+      p90: q(0.9),
+      mean: round(sum / n, 2),
+      min: { value: round(min.value, 2), date: CivilDate.format(min.date) },
+      max: { value: round(max.value, 2), date: CivilDate.format(max.date) }
+    }
+  }
+
+  return { record, grade, gradeRecordRange, climatology }
+}

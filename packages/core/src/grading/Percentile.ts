@@ -1,0 +1,73 @@
+/**
+ * Percentile rank, labels and quantiles over sorted samples (CONTRACT.md §4).
+ */
+
+/** Index of the first element >= x in an ascending array (binary search). */
+export const lowerBound = (sorted: ArrayLike<number>, x: number): number => {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sorted[mid]! < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** Index of the first element > x in an ascending array. */
+export const upperBound = (sorted: ArrayLike<number>, x: number): number => {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sorted[mid]! <= x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** scipy's `percentileofscore(kind="mean")` from the counts below and equal to x. */
+export const percentileFromCounts = (less: number, equal: number, n: number): number => (100 * (less + 0.5 * equal)) / n
+
+/** `percentileofscore(sorted, x, kind="mean")`. */
+export const percentileOfScore = (sorted: ArrayLike<number>, x: number): number => {
+  const less = lowerBound(sorted, x)
+  return percentileFromCounts(less, upperBound(sorted, x) - less, sorted.length)
+}
+
+export type Label = "record-low" | "much-below" | "below" | "near-normal" | "above" | "much-above" | "record-high"
+
+/** The label of a value given its unrounded percentile and the sample's extremes. */
+export const label = (x: number, p: number, min: number, max: number): Label =>
+  x > max
+    ? "record-high"
+    : x < min
+      ? "record-low"
+      : p < 10
+        ? "much-below"
+        : p < 100 / 3
+          ? "below"
+          : p <= 200 / 3
+            ? "near-normal"
+            : p <= 90
+              ? "above"
+              : "much-above"
+
+/**
+ * The median-unbiased quantile (Hyndman–Fan type 8; numpy `method="median_unbiased"`):
+ * virtual 0-based index (n + 1/3)·p − 2/3, clipped to the sample, linearly interpolated.
+ */
+export const quantileType8 = (sorted: ArrayLike<number>, p: number): number => {
+  const n = sorted.length
+  const h = Math.min(Math.max((n + 1 / 3) * p - 2 / 3, 0), n - 1)
+  const lo = Math.floor(h)
+  const hi = Math.min(lo + 1, n - 1)
+  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!)
+}
+
+/** Rounds half away from zero at `digits` decimals, for payloads. */
+export const round = (x: number, digits: number): number => {
+  const f = 10 ** digits
+  const r = Math.round(Math.abs(x) * f + 1e-9) / f
+  return x < 0 ? -r : r
+}

@@ -1,0 +1,3 @@
+export * as Grader from "./Grader.js"
+export * as Percentile from "./Percentile.js"
+export * as Sample from "./Sample.js"

@@ -1,0 +1,67 @@
+/** The fixed registry of the two providers (SPEC.md "Provider descriptor") and their deployment settings. */
+import * as Context from "effect/Context"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type { ProviderName } from "../accounts/Domain.js"
+
+export interface ProviderDescriptor {
+  readonly name: ProviderName
+  readonly scopeLink: string
+  readonly scopeLogin: string
+  /** Below `{BASE_PATH}`; the registered redirect address. */
+  readonly callbackPath: string
+  readonly extraAuthorizeParams: Readonly<Record<string, string>>
+  readonly idField: string
+  readonly emailField: string
+  /** Whether the provider vouches for the profile's address. */
+  readonly verified: (profile: Readonly<Record<string, unknown>>) => boolean
+}
+
+export const chat: ProviderDescriptor = {
+  name: "chat",
+  scopeLink: "identify",
+  scopeLogin: "identify email",
+  callbackPath: "/api/v2/chat/link/callback",
+  extraAuthorizeParams: { prompt: "consent" },
+  idField: "id",
+  emailField: "email",
+  verified: (profile) => profile.verified === true
+}
+
+export const idp: ProviderDescriptor = {
+  name: "idp",
+  scopeLink: "openid email",
+  scopeLogin: "openid email",
+  callbackPath: "/api/v2/oauth/idp/callback",
+  extraAuthorizeParams: { prompt: "consent", access_type: "online", include_granted_scopes: "true" },
+  idField: "sub",
+  emailField: "email",
+  verified: (profile) => profile.email_verified === true || String(profile.email_verified).toLowerCase() === "true"
+}
+
+export const registry: Readonly<Record<ProviderName, ProviderDescriptor>> = { chat, idp }
+
+export const names: ReadonlyArray<ProviderName> = ["chat", "idp"]
+
+/** `chat` or `idp`; anything else is an unknown provider. */
+export const parseName = (name: string): Option.Option<ProviderName> =>
+  name === "chat" || name === "idp" ? Option.some(name) : Option.none()
+
+/** A provider's deployment settings; never exposed. */
+export interface ProviderConfig {
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+  readonly authorizeUrl: string
+  readonly tokenUrl: string
+  readonly userinfoUrl: string
+  readonly label: string
+}
+
+/** Enabled when both the client id and the client secret are non-empty after trimming. */
+export const isEnabled = (config: Pick<ProviderConfig, "clientId" | "clientSecret">): boolean =>
+  config.clientId.trim() !== "" && Redacted.value(config.clientSecret).trim() !== ""
+
+export class ProviderSettings extends Context.Tag("@climate-grade/core/ProviderSettings")<
+  ProviderSettings,
+  Readonly<Record<ProviderName, ProviderConfig>>
+>() {}

@@ -1,0 +1,113 @@
+/**
+ * The signed state of the authorize round trip (SPEC.md "Signed state"): `<payload>.<mac>`, the
+ * payload URL-safe base64 of `{u, t, p, pr}` (plus `n`, CONTRACT.md's browser binding), the mac
+ * the first 32 hex characters of HMAC-SHA256(payload, auth secret). Verification returns the user
+ * id (`""` for a login) or None: callers compare with None, never test for falsiness.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Encoding from "effect/Encoding"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import type { ProviderName } from "../accounts/Domain.js"
+import { AuthSecret } from "../AuthSecret.js"
+import { base64Url, constantTimeEqual, hmacSha256, hmacSha256Hex, sha256, sha256Hex } from "../Crypto.js"
+
+export type Purpose = "link" | "login"
+
+/** A state older than this is rejected. */
+export const MAX_AGE_SECONDS = 600
+
+const MAC_LENGTH = 32
+
+/** The binding of a state to the browser that started the flow: the first 32 hex of SHA-256 of the cookie. */
+export const bindingHash = (cookie: string): string => sha256Hex(cookie).slice(0, 32)
+
+const mac = (secret: Redacted.Redacted<string>, payload: string) =>
+  hmacSha256Hex(Redacted.value(secret), payload).slice(0, MAC_LENGTH)
+
+export interface MintInput {
+  readonly purpose: Purpose
+  readonly provider: ProviderName
+  /** The user's id for a link; empty for a login. */
+  readonly userId: string
+  /** The browser-binding cookie's value. */
+  readonly binding: string
+}
+
+export const mint = (input: MintInput) =>
+  Effect.gen(function* () {
+    const secret = yield* AuthSecret
+    const now = yield* Clock.currentTimeMillis
+    const payload = base64Url(
+      JSON.stringify({
+        u: input.userId,
+        t: Math.floor(now / 1000),
+        p: input.purpose,
+        pr: input.provider,
+        n: bindingHash(input.binding)
+      })
+    )
+    return `${payload}.${mac(secret, payload)}`
+  })
+
+export interface Expectation {
+  readonly purpose: Purpose
+  readonly provider: ProviderName
+  /** The binding cookie the callback request carried, if any. */
+  readonly binding: Option.Option<string>
+}
+
+const decodePayload = (payload: string): Option.Option<Record<string, unknown>> =>
+  Either.match(Encoding.decodeBase64UrlString(payload), {
+    onLeft: () => Option.none(),
+    onRight: (text) => {
+      try {
+        const value: unknown = JSON.parse(text)
+        return typeof value === "object" && value !== null && !Array.isArray(value)
+          ? Option.some(value as Record<string, unknown>)
+          : Option.none()
+      } catch {
+        return Option.none()
+      }
+    }
+  })
+
+export const verify = (state: string, expected: Expectation) =>
+  Effect.gen(function* () {
+    const secret = yield* AuthSecret
+    const now = yield* Clock.currentTimeMillis
+    // 1. A dot, and exactly two parts.
+    const parts = state.split(".")
+    if (parts.length !== 2) return Option.none<string>()
+    const [payload, presented] = parts as [string, string]
+    // 2. The mac, compared in constant time.
+    if (!constantTimeEqual(presented, mac(secret, payload))) return Option.none<string>()
+    // 3. The payload is a JSON object.
+    const claims = decodePayload(payload)
+    if (Option.isNone(claims)) return Option.none<string>()
+    const { n, p, pr, t, u } = claims.value
+    // 4. At most 600 seconds old.
+    if (typeof t !== "number" || !Number.isFinite(t)) return Option.none<string>()
+    if (Math.floor(now / 1000) - t > MAX_AGE_SECONDS) return Option.none<string>()
+    // 5. The expected purpose.
+    if (p !== expected.purpose) return Option.none<string>()
+    // 6. The expected provider; a state minted before `pr` existed is a chat state.
+    if ((pr === undefined ? "chat" : pr) !== expected.provider) return Option.none<string>()
+    // Browser binding (CONTRACT.md hardening): a state that carries `n` needs its cookie.
+    if (n !== undefined) {
+      if (Option.isNone(expected.binding) || !constantTimeEqual(String(n), bindingHash(expected.binding.value))) {
+        return Option.none<string>()
+      }
+    }
+    // 7. The user id; "" for a login.
+    return typeof u === "string" ? Option.some(u) : Option.none<string>()
+  })
+
+/** PKCE (CONTRACT.md hardening): verifier = base64url(HMAC-SHA256(AUTH_SECRET, "pkce:" + cookie)). */
+export const pkceVerifier = (secret: Redacted.Redacted<string>, binding: string): string =>
+  base64Url(hmacSha256(Redacted.value(secret), `pkce:${binding}`))
+
+/** The S256 challenge: base64url(SHA-256(verifier)). */
+export const pkceChallenge = (verifier: string): string => base64Url(sha256(verifier))

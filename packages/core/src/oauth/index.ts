@@ -1,0 +1,6 @@
+export * as AccountResolution from "./AccountResolution.js"
+export * from "./Exchange.js"
+export * from "./Outcome.js"
+export * as Profile from "./Profile.js"
+export * as Providers from "./Providers.js"
+export * as SignedState from "./SignedState.js"

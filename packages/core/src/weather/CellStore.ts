@@ -1,0 +1,48 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { Cell } from "../Cell.js"
+import type { DailySeries } from "./DailySeries.js"
+
+/** What is kept for one cell. Times are epoch milliseconds from Effect's Clock. */
+export interface CellRecord {
+  readonly key: string
+  readonly timezone: string | null
+  /** Null until a place name (or coordinate label) is known. */
+  readonly label: string | null
+  /** The record from the first fetched day to its last day with a value; null before the first fetch or when it held nothing. */
+  readonly history: DailySeries | null
+  /** When the history was last fetched or topped up (attempts count, so the upstream sees at most one an hour). */
+  readonly historyCheckedAt: number | null
+  /** The last recent-and-forecast series fetched. */
+  readonly forecast: DailySeries | null
+  /** When `forecast` was fetched: the forecast stamp. */
+  readonly forecastStamp: number | null
+}
+
+export type ClaimKind = "history" | "forecast"
+
+/** The port to where cell records live (a table in PostgreSQL or PGlite). */
+export class CellStore extends Context.Tag("@climate-grade/core/CellStore")<
+  CellStore,
+  {
+    readonly load: (key: string) => Effect.Effect<Option.Option<CellRecord>>
+    readonly saveHistory: (
+      cell: Cell,
+      value: { readonly timezone: string; readonly history: DailySeries | null; readonly checkedAt: number }
+    ) => Effect.Effect<void>
+    readonly markHistoryChecked: (cell: Cell, checkedAt: number) => Effect.Effect<void>
+    readonly saveForecast: (
+      cell: Cell,
+      value: { readonly timezone: string; readonly forecast: DailySeries; readonly stamp: number }
+    ) => Effect.Effect<void>
+    readonly saveLabel: (cell: Cell, label: string) => Effect.Effect<void>
+    /** Whether other processes may write this store (a PostgreSQL server); not for PGlite. */
+    readonly shared: boolean
+    /**
+     * Runs `effect` holding a claim on (cell, kind) that other server processes sharing the
+     * database respect, so a cold cell costs one upstream call however many instances ask.
+     */
+    readonly exclusive: <A, E, R>(key: string, kind: ClaimKind, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  }
+>() {}

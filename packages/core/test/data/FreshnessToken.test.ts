@@ -1,0 +1,42 @@
+import { describe, expect, it } from "@effect/vitest"
+import { FreshnessToken } from "@climate-grade/core"
+
+const base: FreshnessToken.TokenInputs = {
+  view: "grade",
+  cell: "47.25,-122.50",
+  params: { date: "2026-11-22" },
+  label: "Seattle, US",
+  timezone: "America/Los_Angeles",
+  recordEnd: "2026-11-17",
+  forecastStamp: 1_795_000_000_000
+}
+
+describe("FreshnessToken", () => {
+  it("is stable for equal inputs, whatever the key order", () => {
+    const reordered = { ...base, params: { date: "2026-11-22" } }
+    expect(FreshnessToken.make(reordered)).toBe(FreshnessToken.make(base))
+    expect(FreshnessToken.make(base)).toMatch(/^[0-9a-f]{32}$/)
+  })
+
+  it("changes with everything that can change the payload's bytes", () => {
+    const variants: ReadonlyArray<Partial<FreshnessToken.TokenInputs>> = [
+      { view: "day" },
+      { cell: "47.50,-122.50" },
+      { params: { date: "2026-11-23" } },
+      { label: null },
+      { timezone: "UTC" },
+      { recordEnd: "2026-11-18" },
+      { forecastStamp: null },
+      { forecastStamp: 1_795_000_003_600 }
+    ]
+    const tokens = new Set([FreshnessToken.make(base), ...variants.map((v) => FreshnessToken.make({ ...base, ...v }))])
+    expect(tokens.size).toBe(variants.length + 1)
+  })
+
+  it("the bundle's token depends on every slice's ETag and on their order", () => {
+    const a = FreshnessToken.combine(['W/"a"', 'W/"b"', null, 'W/"d"'])
+    expect(FreshnessToken.combine(['W/"a"', 'W/"b"', null, 'W/"d"'])).toBe(a)
+    expect(FreshnessToken.combine(['W/"b"', 'W/"a"', null, 'W/"d"'])).not.toBe(a)
+    expect(FreshnessToken.combine(['W/"a"', 'W/"b"', 'W/"c"', 'W/"d"'])).not.toBe(a)
+  })
+})

@@ -1,0 +1,124 @@
+/**
+ * Grading checked against an independent implementation: scipy's percentileofscore and numpy's
+ * median_unbiased quantiles, with the sample rule written again in Python (reference.py), on
+ * random samples with ties, a synthetic 45-year record, and the real Seattle record of 2012–2015.
+ * CI installs Debian's python3-scipy; elsewhere the test is skipped when scipy is missing.
+ */
+import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import { CivilDate, Grader, Percentile, Sample } from "@climate-grade/core"
+import * as Option from "effect/Option"
+
+const PYTHON = "/usr/bin/python3"
+const script = join(import.meta.dirname, "reference.py")
+
+const hasScipy = (() => {
+  try {
+    execFileSync(PYTHON, ["-c", "import scipy, numpy"], { stdio: "ignore" })
+    return true
+  } catch {
+    return false
+  }
+})()
+if (!hasScipy && process.env.CI !== undefined) {
+  throw new Error("CI must have Debian's python3-scipy: the grading comparison cannot be skipped there")
+}
+
+const python = <A>(request: unknown): A =>
+  JSON.parse(execFileSync(PYTHON, [script], { input: JSON.stringify(request), maxBuffer: 64 * 1024 * 1024 }).toString()) as A
+
+/** The payload's rounding, applied to both sides. */
+const r1 = (x: number | null) => (x === null ? null : Percentile.round(x, 1))
+const r2 = (x: number | null) => (x === null ? null : Percentile.round(x, 2))
+
+let seed = 12345
+const random = () => {
+  seed = (Math.imul(seed ^ (seed >>> 15), 2246822507) + 0x9e3779b9) >>> 0
+  return seed / 2 ** 32
+}
+
+const seattle = () => {
+  // The package exports only its index (build/index.js); its data folder sits beside build/.
+  const root = dirname(dirname(createRequire(import.meta.url).resolve("vega-datasets")))
+  const csv = join(root, "data/seattle-weather.csv")
+  const rows = readFileSync(csv, "utf8").trim().split("\n").slice(1).map((line) => line.split(","))
+  const start = Option.getOrThrow(CivilDate.parse(rows[0]![0]!))
+  rows.forEach((row, i) => expect(Option.getOrThrow(CivilDate.parse(row[0]!))).toBe(start + i))
+  const column = (k: number) => Float64Array.from(rows, (row) => Number(row[k]))
+  return { start, precip: column(1), tmax: column(2), tmin: column(3) }
+}
+
+describe.runIf(hasScipy)("grading against scipy and numpy", () => {
+  it("percentile ranks and quantile bands of random samples with ties", () => {
+    const cases = Array.from({ length: 300 }, (_, c) => {
+      const size = 1 + Math.floor(random() * (c % 3 === 0 ? 20 : 500))
+      const discrete = c % 2 === 0
+      const sample = Array.from({ length: size }, () =>
+        discrete ? Math.floor(random() * 12) / 2 : Math.round(random() * 4000 - 2000) / 100
+      )
+      const xs = [...sample.slice(0, 5), -100, 100, 2.5, 0]
+      return { sample, xs }
+    })
+    const answers = python<Array<{ p: Array<number>; q: Array<number> }>>({ kind: "samples", cases })
+    cases.forEach((c, i) => {
+      const sorted = Float64Array.from(c.sample).sort()
+      c.xs.forEach((x, j) => {
+        const ours = Percentile.percentileOfScore(sorted, x)
+        expect(Math.abs(ours - answers[i]!.p[j]!)).toBeLessThan(1e-9)
+        expect(r1(ours)).toBe(r1(answers[i]!.p[j]!))
+      })
+      ;[0.1, 0.25, 0.5, 0.75, 0.9].forEach((p, k) => {
+        const ours = Percentile.quantileType8(sorted, p)
+        expect(Math.abs(ours - answers[i]!.q[k]!)).toBeLessThan(1e-9)
+        expect(r2(ours)).toBe(r2(answers[i]!.q[k]!))
+      })
+    })
+  })
+
+  const compareRecord = (record: { start: number; tmax: Float64Array; tmin: Float64Array; precip: Float64Array }, targets: Array<number>) => {
+    const grader = Grader.makeGrader(record, { minSample: 1 })
+    for (const variable of ["tmax", "tmin", "precip"] as const) {
+      const values = Array.from(record[variable], (v) => (Number.isNaN(v) ? null : v))
+      const answers = python<Array<{ n: number; p: number | null; q: Array<number> | null; min: number | null; max: number | null }>>({
+        kind: "record",
+        start: CivilDate.format(record.start),
+        values,
+        targets: targets.map(CivilDate.format)
+      })
+      targets.forEach((date, i) => {
+        const expected = answers[i]!
+        const value = date - record.start < values.length && date >= record.start ? record[variable][date - record.start]! : Number.NaN
+        const graded = grader.grade(variable, date, value)
+        expect([CivilDate.format(date), variable, graded.n]).toEqual([CivilDate.format(date), variable, expected.n])
+        expect([CivilDate.format(date), variable, graded.percentile]).toEqual([CivilDate.format(date), variable, r1(expected.p)])
+        const climate = grader.climatology(variable, date)
+        expect([climate.p10, climate.p25, climate.p50, climate.p75, climate.p90]).toEqual(
+          expected.q === null ? [null, null, null, null, null] : expected.q.map(r2)
+        )
+        expect([climate.min.value, climate.max.value]).toEqual([r2(expected.min), r2(expected.max)])
+        expect(Sample.sample(record, variable, date).length).toBe(expected.n)
+      })
+    }
+  }
+
+  it("every day of the Seattle record 2012–2015 (vega-datasets), three variables", () => {
+    const record = seattle()
+    const targets = Array.from({ length: record.tmax.length }, (_, i) => record.start + i)
+    compareRecord(record, targets)
+  }, 120_000)
+
+  it("a synthetic 45-year record with gaps, at every calendar day of two years", () => {
+    const start = CivilDate.fromYmd({ year: 1975, month: 1, day: 1 })
+    const n = CivilDate.fromYmd({ year: 2019, month: 12, day: 31 }) - start + 1
+    const series = (scale: number, missing: number) =>
+      Float64Array.from({ length: n }, (_, i) =>
+        random() < missing ? Number.NaN : Math.round((Math.sin((2 * Math.PI * i) / 365.25) * scale + random() * scale) * 10) / 10
+      )
+    const record = { start, tmax: series(15, 0.02), tmin: series(8, 0.02), precip: series(3, 0.1) }
+    const targets = Array.from({ length: 731 }, (_, i) => CivilDate.fromYmd({ year: 2015, month: 1, day: 1 }) + i)
+    compareRecord(record, targets)
+  }, 120_000)
+})

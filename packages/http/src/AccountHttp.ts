@@ -1,0 +1,70 @@
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { OAuthAccounts, PasswordHasher, Sessions, Users } from "@climate-grade/core"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { Api } from "./Api.js"
+import { CurrentUser } from "./Authentication.js"
+import { presentedToken } from "./AuthenticationLive.js"
+import { clearedSessionCookie, sessionCookie, withCookies } from "./Cookies.js"
+import { BadRequest } from "./Errors.js"
+
+const badCredentials = new BadRequest({ detail: "LOGIN_BAD_CREDENTIALS" })
+
+export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
+  Effect.gen(function* () {
+    const users = yield* Users
+    const sessions = yield* Sessions
+    const hasher = yield* PasswordHasher
+    // Verifying against a throwaway hash when the address is unknown keeps the answer's timing
+    // from telling which addresses have accounts.
+    const decoy = yield* hasher.hash("decoy password that matches nothing")
+    return handlers
+      .handle("login", ({ payload }) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const user = yield* users.findByEmail(payload.email.trim())
+          const valid = yield* hasher.verify(
+            payload.password,
+            Option.match(user, { onNone: () => decoy, onSome: (u) => u.hashedPassword })
+          )
+          const account = Option.filter(user, (u) => valid && u.isActive && !u.oauthOnly)
+          if (Option.isNone(account)) return yield* badCredentials
+          const session = yield* sessions.issue(account.value.id)
+          return HttpServerResponse.empty({ status: 204 }).pipe(withCookies(sessionCookie(request, session.token)))
+        })
+      )
+      .handle("logout", () =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          yield* Option.match(presentedToken(request), { onNone: () => Effect.void, onSome: sessions.revoke })
+          return HttpServerResponse.empty({ status: 204 }).pipe(withCookies(clearedSessionCookie(request)))
+        })
+      )
+  })
+)
+
+export const UsersLive = HttpApiBuilder.group(Api, "users", (handlers) =>
+  Effect.gen(function* () {
+    const links = yield* OAuthAccounts
+    return handlers.handle("me", () =>
+      Effect.gen(function* () {
+        const user = yield* CurrentUser
+        const owned = yield* links.listByUser(user.id)
+        return {
+          id: user.id,
+          email: user.email,
+          is_active: user.isActive,
+          is_superuser: user.isSuperuser,
+          is_verified: user.isVerified,
+          oauth_only: user.oauthOnly,
+          chat_id: user.chatId,
+          chat_dm: user.chatDm,
+          links: owned.map((l) => ({ provider: l.provider, email: l.email }))
+        }
+      })
+    )
+  })
+)
+
+export const layer = Layer.mergeAll(AuthLive, UsersLive)

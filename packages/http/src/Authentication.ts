@@ -1,0 +1,22 @@
+import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import type { User } from "@climate-grade/core"
+import * as Context from "effect/Context"
+import { UnauthorizedSchema } from "./Errors.js"
+
+/** The signed-in, active user of the request. */
+export class CurrentUser extends Context.Tag("@climate-grade/http/CurrentUser")<CurrentUser, User>() {}
+
+export const SESSION_COOKIE = "session"
+
+/**
+ * A session travels as the `session` cookie or as `Authorization: Bearer <token>`
+ * (CONTRACT.md §2); the cookie is tried first.
+ */
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@climate-grade/http/Authentication", {
+  failure: UnauthorizedSchema,
+  provides: CurrentUser,
+  security: {
+    cookie: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }),
+    bearer: HttpApiSecurity.bearer
+  }
+}) {}

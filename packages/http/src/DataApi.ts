@@ -1,0 +1,50 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Payloads } from "@climate-grade/core"
+import * as Schema from "effect/Schema"
+import { BadRequestSchema, NotFoundSchema, ServiceUnavailableSchema } from "./Errors.js"
+
+const param = (description: string) => Schema.optional(Schema.String.annotations({ description }))
+const Where = { lat: param("latitude, -90..90"), lon: param("longitude, -180..180") }
+
+export class DataGroup extends HttpApiGroup.make("data")
+  .add(
+    HttpApiEndpoint.get("grade", "/grade")
+      .setUrlParams(Schema.Struct(Where))
+      .addSuccess(Payloads.GradePayload)
+      .annotate(OpenApi.Description, "Today's values ranked against the cell's history, from the recent forecast.")
+  )
+  .add(
+    HttpApiEndpoint.get("forecast", "/forecast")
+      .setUrlParams(Schema.Struct(Where))
+      .addSuccess(Payloads.ForecastPayload)
+      .annotate(OpenApi.Description, "Every day from today to the last forecast day, graded.")
+  )
+  .add(
+    HttpApiEndpoint.get("calendar", "/calendar")
+      .setUrlParams(
+        Schema.Struct({
+          ...Where,
+          start: param("YYYY-MM-DD; default: end − months + 1 day"),
+          end: param("YYYY-MM-DD; default: the record's last day"),
+          months: param("whole months back from end when start is absent; default 12")
+        })
+      )
+      .addSuccess(Payloads.CalendarPayload)
+      .annotate(OpenApi.Description, "The record's own days graded, over at most 24 months.")
+  )
+  .add(
+    HttpApiEndpoint.get("day", "/day")
+      .setUrlParams(Schema.Struct({ ...Where, date: param("YYYY-MM-DD from the record's first day to the last forecast day; default today") }))
+      .addSuccess(Payloads.DayPayload)
+      .annotate(OpenApi.Description, "One day's values, grades and climatology; climatology alone when there are no values.")
+  )
+  .add(
+    HttpApiEndpoint.get("cell", "/cell")
+      .setUrlParams(Schema.Struct({ ...Where, prefetch: param("1: warm-only mode, never calling the weather source") }))
+      .addSuccess(Payloads.BundlePayload)
+      .addSuccess(HttpApiSchema.Empty(204).annotations({ description: "prefetch=1 for a cell with no history held" }))
+      .annotate(OpenApi.Description, "All four views in one response, each slice with the ETag its own endpoint sends.")
+  )
+  .addError(BadRequestSchema)
+  .addError(NotFoundSchema)
+  .addError(ServiceUnavailableSchema) {}

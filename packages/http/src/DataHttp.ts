@@ -1,0 +1,180 @@
+/**
+ * The data routes (SPEC.md "Data API", CONTRACT.md §5–§6). Each answer follows one path:
+ * the plan gives the ETag without building anything; a matching If-None-Match is an empty 304;
+ * else a stored payload whose token still holds is replayed (its gzip kept); else the payload is
+ * built, stored (the calendar only with a place label) and served.
+ */
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  DataViews,
+  FreshnessToken,
+  type NoHistory,
+  PayloadStore,
+  type StoredPayload,
+  type UpstreamError
+} from "@climate-grade/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { Api } from "./Api.js"
+import { gzipBytes, precompressed } from "./Compression.js"
+import { CACHE_CONTROL, ifNoneMatchMatches, notModified, weakEtag } from "./ConditionalGet.js"
+import * as DataQuery from "./DataQuery.js"
+import { BadRequest } from "./Errors.js"
+import { ResponseIndex } from "./ResponseIndex.js"
+import * as UpstreamErrors from "./UpstreamErrors.js"
+
+const encoder = new TextEncoder()
+
+type Query = DataQuery.Query
+
+export const make = Effect.gen(function* () {
+  const views = yield* DataViews.DataViews
+  const store = yield* PayloadStore
+  const index = yield* ResponseIndex
+
+  /**
+   * Stores a payload without holding the answer for the write: the table is a cache of what can
+   * be rebuilt, so a failed write costs a rebuild later, never a failed request.
+   */
+  const keep = (key: Parameters<typeof store.put>[0], payload: StoredPayload) =>
+    Effect.asVoid(
+      Effect.forkDaemon(
+        store.put(key, payload).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not store a payload", cause)))
+      )
+    )
+
+  /** The stored bytes while the token holds, else built now (and stored when allowed). */
+  const bytesOf = <A>(plan: DataViews.Plan<A>) =>
+    Effect.gen(function* () {
+      const stored = yield* store.get(plan.key)
+      if (Option.isSome(stored) && stored.value.token === plan.token) return stored.value
+      const json = encoder.encode(JSON.stringify(yield* plan.build))
+      const payload: StoredPayload = { token: plan.token, json, gzip: yield* gzipBytes(json) }
+      if (plan.storable) yield* keep(plan.key, payload)
+      return payload
+    })
+
+  /** The answer, remembered in the response index for as long as its ETag cannot change. */
+  const respond = (etag: string, validUntil: number, body: Effect.Effect<StoredPayload>) =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (ifNoneMatchMatches(request.headers["if-none-match"], etag)) {
+        index.remember(request.originalUrl, { etag, validUntil })
+        return notModified(etag)
+      }
+      const payload = yield* body
+      index.remember(request.originalUrl, { etag, validUntil, body: payload })
+      return precompressed(request, payload, { etag, "cache-control": CACHE_CONTROL })
+    })
+
+  const view = <A, E, R>(plan: Effect.Effect<DataViews.Plan<A>, E, R>) =>
+    Effect.flatMap(plan, (p) => respond(p.etag, p.validUntil, bytesOf(p)))
+
+  const calendarRequest = (query: Query) =>
+    Effect.map(
+      Effect.all([DataQuery.date(query, "start"), DataQuery.date(query, "end"), DataQuery.integer(query, "months", 1, 1200)]),
+      ([start, end, months]): DataViews.CalendarRequest => ({ start, end, months })
+    )
+
+  /** The bundle: four slices built by the views' own builders, under their own keys and tokens. */
+  const bundle = (query: Query) =>
+    Effect.gen(function* () {
+      const cell = yield* DataQuery.cell(query)
+      const prefetch = yield* DataQuery.prefetch(query)
+      type AnyPlan = DataViews.Plan<unknown>
+      let plans: { grade: AnyPlan | null; forecast: AnyPlan | null; calendar: AnyPlan; day: AnyPlan }
+      if (prefetch) {
+        const held = yield* views.prefetch(cell)
+        if (Option.isNone(held)) return HttpServerResponse.empty({ status: 204 })
+        plans = { grade: null, forecast: null, ...held.value }
+      } else {
+        // All at once: the history, forecast and label they share are each fetched once (CellData's flights).
+        const [calendar, grade, forecast, day] = yield* Effect.all(
+          [
+            views.calendar(cell, { start: Option.none(), end: Option.none(), months: Option.some(24) }),
+            views.grade(cell),
+            views.forecast(cell),
+            views.day(cell, Option.none())
+          ],
+          { concurrency: "unbounded" }
+        )
+        plans = { grade, forecast, calendar, day }
+      }
+      const order = [plans.grade, plans.forecast, plans.calendar, plans.day] as const
+      const token = FreshnessToken.combine(order.map((p) => p?.etag ?? null))
+      const etag = weakEtag(token)
+      const key = { cell: cell.key, view: "bundle" as const, params: prefetch ? "prefetch" : "full" }
+      const storable = order.every((p) => p === null || p.storable)
+      const validUntil = Math.min(...order.map((p) => (p === null ? Infinity : p.validUntil)))
+      return yield* respond(
+        etag,
+        validUntil,
+        Effect.gen(function* () {
+          const stored = yield* store.get(key)
+          if (Option.isSome(stored) && stored.value.token === token) return stored.value
+          const slice = (p: AnyPlan | null) =>
+            p === null
+              ? Effect.succeed("null")
+              : Effect.map(bytesOf(p), (b) => `{"etag":${JSON.stringify(p.etag)},"data":${new TextDecoder().decode(b.json)}}`)
+          const [g, f, c, d] = yield* Effect.all(order.map(slice))
+          const json = encoder.encode(
+            `{"v":${FreshnessToken.PAYLOAD_VER.bundle},"cell":${JSON.stringify(plans.calendar.cell)},"grade":${g},"forecast":${f},"calendar":${c},"day":${d}}`
+          )
+          const payload: StoredPayload = { token, json, gzip: yield* gzipBytes(json) }
+          if (storable) yield* keep(key, payload)
+          return payload
+        })
+      )
+    })
+
+  return { views, view, calendarRequest, bundle }
+})
+
+/** Upstream and history failures, and a day out of range, as their HTTP answers. */
+const answerFailures = <R>(
+  effect: Effect.Effect<HttpServerResponse.HttpServerResponse, UpstreamError | NoHistory | DataViews.DateOutOfRange | BadRequest, R>
+) =>
+  effect.pipe(
+    Effect.catchTags({
+      RateLimited: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
+      UpstreamTimeout: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
+      UpstreamFailure: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
+      NoHistory: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
+      DateOutOfRange: (e) =>
+        Effect.fail(
+          new BadRequest({ detail: `Query parameter 'date' must be between ${e.first} and ${e.last}, got '${e.date}'.` })
+        )
+    })
+  )
+
+export const layer = HttpApiBuilder.group(Api, "data", (handlers) =>
+  Effect.map(make, (routes) =>
+    handlers
+      .handle("grade", ({ urlParams }) =>
+        answerFailures(Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.view(routes.views.grade(cell))))
+      )
+      .handle("forecast", ({ urlParams }) =>
+        answerFailures(Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.view(routes.views.forecast(cell))))
+      )
+      .handle("calendar", ({ urlParams }) =>
+        answerFailures(
+          Effect.gen(function* () {
+            const cell = yield* DataQuery.cell(urlParams)
+            const request = yield* routes.calendarRequest(urlParams)
+            return yield* routes.view(routes.views.calendar(cell, request))
+          })
+        )
+      )
+      .handle("day", ({ urlParams }) =>
+        answerFailures(
+          Effect.gen(function* () {
+            const cell = yield* DataQuery.cell(urlParams)
+            const date = yield* DataQuery.date(urlParams, "date")
+            return yield* routes.view(routes.views.day(cell, date))
+          })
+        )
+      )
+      .handle("cell", ({ urlParams }) => answerFailures(routes.bundle(urlParams)))
+  )
+)
+

@@ -1,0 +1,71 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as Schema from "effect/Schema"
+import { BadRequestSchema, ConflictSchema, NotFoundSchema, UnauthorizedSchema } from "./Errors.js"
+
+const ProviderPath = Schema.Struct({ provider: Schema.String.annotations({ description: "chat or idp" }) })
+const CallbackQuery = Schema.Struct({ code: Schema.optional(Schema.String), state: Schema.optional(Schema.String) })
+const Redirect = HttpApiSchema.Empty(303).annotations({ description: "A redirect (Location header)" })
+
+export const OAuthConfig = Schema.Struct({
+  providers: Schema.Array(Schema.Struct({ name: Schema.String, label: Schema.String, enabled: Schema.Boolean }))
+}).annotations({ identifier: "OAuthConfig" })
+
+export const ChatDm = Schema.Struct({ chat_dm: Schema.Boolean }).annotations({ identifier: "ChatDm" })
+
+export class OAuthGroup extends HttpApiGroup.make("oauth")
+  .add(HttpApiEndpoint.get("config", "/oauth/config").addSuccess(OAuthConfig))
+  .add(
+    HttpApiEndpoint.get("linkStart", "/oauth/:provider/link/start")
+      .setPath(ProviderPath)
+      .addSuccess(Redirect)
+      .addError(UnauthorizedSchema)
+      .addError(NotFoundSchema)
+      .annotate(OpenApi.Description, "Starts linking a provider identity to the signed-in user.")
+  )
+  .add(
+    HttpApiEndpoint.get("loginStart", "/oauth/:provider/login/start")
+      .setPath(ProviderPath)
+      .addSuccess(Redirect)
+      .addError(NotFoundSchema)
+      .annotate(OpenApi.Description, "Starts signing in with a provider (a link when already signed in).")
+  )
+  .add(
+    HttpApiEndpoint.get("callback", "/oauth/:provider/callback")
+      .setPath(ProviderPath)
+      .setUrlParams(CallbackQuery)
+      .addSuccess(Redirect)
+      .addError(NotFoundSchema)
+  )
+  .add(
+    HttpApiEndpoint.post("unlink", "/oauth/:provider/unlink")
+      .setPath(ProviderPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(UnauthorizedSchema)
+      .addError(NotFoundSchema)
+      .addError(ConflictSchema)
+  )
+  .add(HttpApiEndpoint.get("chatLinkStart", "/chat/link/start").addSuccess(Redirect).addError(UnauthorizedSchema))
+  .add(HttpApiEndpoint.get("chatLoginStart", "/chat/login/start").addSuccess(Redirect))
+  .add(
+    HttpApiEndpoint.get("chatCallback", "/chat/link/callback")
+      .setUrlParams(CallbackQuery)
+      .addSuccess(Redirect)
+      .annotate(OpenApi.Description, "The chat provider's registered callback address (kept permanently).")
+  )
+  .add(
+    HttpApiEndpoint.post("chatUnlink", "/chat/unlink")
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(UnauthorizedSchema)
+      .addError(ConflictSchema)
+  )
+  .add(
+    HttpApiEndpoint.post("chatDm", "/chat/dm")
+      .addSuccess(ChatDm)
+      .addError(BadRequestSchema)
+      .addError(UnauthorizedSchema)
+      .addError(ConflictSchema)
+      .annotate(
+        OpenApi.Description,
+        'Direct messages on or off: body {"enabled": boolean}, or no body to toggle. 409 when chat is not linked.'
+      )
+  ) {}

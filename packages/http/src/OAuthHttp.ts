@@ -1,0 +1,212 @@
+/**
+ * The sign-in and linking routes (SPEC.md "Sign-in and linking", CONTRACT.md §2). Checks run in
+ * CONTRACT's order — unknown provider (404), then the session where one is needed (401), then an
+ * unconfigured provider (`unavailable`) — so they live in the handlers, not in a middleware.
+ */
+import { Cookies, HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  AccountResolution,
+  accountRedirect as accountLocation,
+  AuthSecret,
+  Crypto,
+  Outcome,
+  type ProviderName,
+  Providers,
+  SecureRandom,
+  SignedState,
+  type User
+} from "@climate-grade/core"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { API_PREFIX, Api } from "./Api.js"
+import { optionalUser } from "./AuthenticationLive.js"
+import { sessionCookie, withCookies } from "./Cookies.js"
+import { BadRequest, Conflict, NotFound, Unauthorized } from "./Errors.js"
+import { HttpSettings } from "./HttpSettings.js"
+import { host, scheme } from "./RequestInfo.js"
+
+const unknownProvider = new NotFound({ detail: "Unknown provider." })
+
+const knownProvider = (name: string) =>
+  Option.match(Providers.parseName(name), {
+    onNone: () => Effect.fail(unknownProvider),
+    onSome: (provider) => Effect.succeed(provider)
+  })
+
+const bindingCookieName = (provider: ProviderName) => `oauth_tx_${provider}`
+
+export const make = Effect.gen(function* () {
+  const settings = yield* HttpSettings
+  const providers = yield* Providers.ProviderSettings
+  const random = yield* SecureRandom
+  const secret = yield* AuthSecret
+  const bindingPath = `${settings.basePath}${API_PREFIX}`
+
+  const bindingCookie = (request: HttpServerRequest.HttpServerRequest, provider: ProviderName, value: string, maxAge: Duration.Duration) =>
+    Cookies.unsafeMakeCookie(bindingCookieName(provider), value, {
+      httpOnly: true,
+      sameSite: "lax",
+      path: bindingPath,
+      maxAge,
+      secure: scheme(request) === "https"
+    })
+
+  const redirectUri = (request: HttpServerRequest.HttpServerRequest, provider: ProviderName) =>
+    `${Option.getOrElse(settings.publicOrigin, () => `${scheme(request)}://${host(request)}`)}${settings.basePath}${Providers.registry[provider].callbackPath}`
+
+  const redirect = (location: string) => HttpServerResponse.redirect(location, { status: 303 })
+
+  const accountRedirect = (provider: ProviderName, outcome: Outcome) =>
+    redirect(accountLocation(settings.basePath, provider, outcome))
+
+  const start = (provider: ProviderName, user: Option.Option<User>) =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const config = providers[provider]
+      if (!Providers.isEnabled(config)) return accountRedirect(provider, Outcome.Unavailable())
+      const descriptor = Providers.registry[provider]
+      const binding = Crypto.base64Url(yield* random.bytes(32))
+      const purpose = Option.isSome(user) ? "link" : "login"
+      const state = yield* SignedState.mint({
+        purpose,
+        provider,
+        userId: Option.match(user, { onNone: () => "", onSome: (u) => u.id }),
+        binding
+      })
+      const authorize = new URL(config.authorizeUrl)
+      const params: Record<string, string> = {
+        client_id: config.clientId,
+        redirect_uri: redirectUri(request, provider),
+        response_type: "code",
+        scope: purpose === "link" ? descriptor.scopeLink : descriptor.scopeLogin,
+        state,
+        ...descriptor.extraAuthorizeParams,
+        code_challenge: SignedState.pkceChallenge(SignedState.pkceVerifier(secret, binding)),
+        code_challenge_method: "S256"
+      }
+      for (const [key, value] of Object.entries(params)) authorize.searchParams.set(key, value)
+      return redirect(authorize.href).pipe(withCookies(bindingCookie(request, provider, binding, Duration.seconds(600))))
+    })
+
+  const requireUser = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    Effect.flatMap(optionalUser(request), (user) =>
+      Option.match(user, { onNone: () => Effect.fail(Unauthorized.default), onSome: Effect.succeed })
+    )
+  )
+
+  const linkStart = (provider: ProviderName) => Effect.flatMap(requireUser, (user) => start(provider, Option.some(user)))
+
+  const loginStart = (provider: ProviderName) =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      // Signed in: the same as link/start.
+      return yield* start(provider, yield* optionalUser(request))
+    })
+
+  const callback = (
+    provider: ProviderName,
+    query: { readonly code?: string | undefined; readonly state?: string | undefined }
+  ) =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const cleared = bindingCookie(request, provider, "", Duration.zero)
+      const finish = (outcome: Outcome) => {
+        const response = accountRedirect(provider, outcome).pipe(withCookies(cleared))
+        return outcome._tag === "Created" || outcome._tag === "SignedIn"
+          ? response.pipe(withCookies(sessionCookie(request, outcome.session.token)))
+          : response
+      }
+      if (!Providers.isEnabled(providers[provider])) return finish(Outcome.Unavailable())
+      const code = query.code ?? ""
+      if (code === "") return finish(Outcome.Cancelled())
+      const binding = Option.fromNullable(request.cookies[bindingCookieName(provider)]).pipe(
+        Option.filter((b) => b !== "")
+      )
+      const state = query.state ?? ""
+      const exchange = {
+        provider,
+        code,
+        redirectUri: redirectUri(request, provider),
+        // Without the binding cookie there is no verifier to send; the state check fails such a
+        // request anyway unless the state predates browser binding.
+        codeVerifier: Option.match(binding, { onNone: () => "", onSome: (b) => SignedState.pkceVerifier(secret, b) })
+      }
+      const linkUser = yield* SignedState.verify(state, { purpose: "link", provider, binding })
+      if (Option.isSome(linkUser)) {
+        const sessionUser = yield* optionalUser(request)
+        return finish(yield* AccountResolution.linkFinish({ ...exchange, stateUserId: linkUser.value, sessionUser }))
+      }
+      const login = yield* SignedState.verify(state, { purpose: "login", provider, binding })
+      if (Option.isSome(login)) return finish(yield* AccountResolution.loginFinish(exchange))
+      return finish(Outcome.Error({ reason: "bad state" }))
+    })
+
+  const unlink = (provider: ProviderName) =>
+    Effect.gen(function* () {
+      const user = yield* requireUser
+      const outcome = yield* AccountResolution.unlink(user, provider)
+      if (outcome === "last-link") {
+        const label = providers[provider].label
+        return yield* new Conflict({
+          detail: `Unlinking ${label} would leave no way to sign in: this account has no password, and ${label} is its only sign-in.`
+        })
+      }
+      return HttpServerResponse.empty({ status: 204 })
+    })
+
+  const chatDm = Effect.gen(function* () {
+    const user = yield* requireUser
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const enabled = yield* readEnabled(request)
+    const result = yield* AccountResolution.setChatDm(user, enabled)
+    return yield* Option.match(result, {
+      onNone: () => Effect.fail(new Conflict({ detail: `${providers.chat.label} is not linked to this account.` })),
+      onSome: (chatDm) => Effect.succeed({ chat_dm: chatDm })
+    })
+  })
+
+  return { linkStart, loginStart, callback, unlink, chatDm, config: providers }
+})
+
+/** The optional body of `POST /chat/dm`: none toggles; `{"enabled": boolean}` sets. */
+const readEnabled = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function* () {
+    const text = yield* Effect.orElseSucceed(request.text, () => "")
+    if (text.trim() === "") return Option.none<boolean>()
+    const parsed = yield* Effect.try(() => JSON.parse(text) as unknown).pipe(Effect.orElseFail(() => badDmBody))
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+      const value = (parsed as { enabled?: unknown }).enabled
+      if (value === undefined) return Option.none<boolean>()
+      if (typeof value === "boolean") return Option.some(value)
+    }
+    return yield* badDmBody
+  })
+
+const badDmBody = new BadRequest({ detail: 'The body must be empty (toggle) or {"enabled": true|false}.' })
+
+export const layer = HttpApiBuilder.group(Api, "oauth", (handlers) =>
+  Effect.map(make, (routes) =>
+    handlers
+      .handle("config", () =>
+        Effect.succeed({
+          providers: Providers.names.map((name) => ({
+            name,
+            label: routes.config[name].label,
+            enabled: Providers.isEnabled(routes.config[name])
+          }))
+        })
+      )
+      .handle("linkStart", ({ path }) => Effect.flatMap(knownProvider(path.provider), routes.linkStart))
+      .handle("loginStart", ({ path }) => Effect.flatMap(knownProvider(path.provider), routes.loginStart))
+      .handle("callback", ({ path, urlParams }) =>
+        Effect.flatMap(knownProvider(path.provider), (provider) => routes.callback(provider, urlParams))
+      )
+      .handle("unlink", ({ path }) => Effect.flatMap(knownProvider(path.provider), routes.unlink))
+      .handle("chatLinkStart", () => routes.linkStart("chat"))
+      .handle("chatLoginStart", () => routes.loginStart("chat"))
+      .handle("chatCallback", ({ urlParams }) => routes.callback("chat", urlParams))
+      .handle("chatUnlink", () => routes.unlink("chat"))
+      .handle("chatDm", () => routes.chatDm)
+  )
+)

@@ -1,0 +1,89 @@
+/**
+ * Answers to data requests, kept for the short time their ETag provably cannot change (the plan's
+ * `validUntil`: at most a minute, never past a refresh or the cell's local midnight), so that the
+ * hot path — a client revalidating what it holds, or asking again for a stored payload — is
+ * answered before the request enters the Effect pipeline, at close to a bare server's speed.
+ * Anything not held, expired or not matching goes through the full pipeline as usual.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import * as Context from "effect/Context"
+import { CACHE_CONTROL, ifNoneMatchMatches, VARY } from "./ConditionalGet.js"
+import { THRESHOLD } from "./Compression.js"
+import { acceptsGzip } from "./ContentNegotiation.js"
+
+export interface Held {
+  readonly etag: string
+  readonly validUntil: number
+  /** The full answer, when it was served (not for a 304). */
+  readonly body?: { readonly json: Uint8Array; readonly gzip: Uint8Array }
+}
+
+export interface Index {
+  /** Keyed by the request line's URL exactly as received. */
+  readonly remember: (url: string, held: Held) => void
+  readonly lookup: (url: string, now: number) => Held | undefined
+}
+
+export class ResponseIndex extends Context.Tag("@climate-grade/http/ResponseIndex")<ResponseIndex, Index>() {}
+
+const sizeOf = (held: Held | undefined) =>
+  held?.body === undefined ? 0 : held.body.json.byteLength + held.body.gzip.byteLength
+
+/** Bounded both in entries and in the bytes of the bodies it holds, least recently used out first. */
+export const make = (capacity = 10_000, maxBytes = 64 * 1024 * 1024): Index => {
+  const entries = new Map<string, Held>()
+  let bytes = 0
+  const drop = (url: string) => {
+    bytes -= sizeOf(entries.get(url))
+    entries.delete(url)
+  }
+  return {
+    remember: (url, held) => {
+      if (held.validUntil <= Date.now()) return
+      const previous = entries.get(url)
+      drop(url)
+      // A revalidation (no body) must not drop the body a previous answer left.
+      const body = held.body ?? (previous?.etag === held.etag ? previous.body : undefined)
+      const next = body === undefined ? held : { ...held, body }
+      entries.set(url, next)
+      bytes += sizeOf(next)
+      while (entries.size > capacity || bytes > maxBytes) drop(entries.keys().next().value!)
+    },
+    lookup: (url, now) => {
+      const held = entries.get(url)
+      if (held === undefined) return undefined
+      if (held.validUntil <= now) {
+        drop(url)
+        return undefined
+      }
+      return held
+    }
+  }
+}
+
+/**
+ * Answers a request from the index when it can; false when the request must go to the app.
+ * The answers are byte for byte what the app would send.
+ */
+export const answer = (index: Index, req: IncomingMessage, res: ServerResponse): boolean => {
+  if (req.method !== "GET" || req.url === undefined) return false
+  const held = index.lookup(req.url, Date.now())
+  if (held === undefined) return false
+  const headers = { etag: held.etag, "cache-control": CACHE_CONTROL, vary: VARY }
+  if (ifNoneMatchMatches(req.headers["if-none-match"], held.etag)) {
+    res.writeHead(304, headers)
+    res.end()
+    return true
+  }
+  if (held.body === undefined) return false
+  const gzip = held.body.json.byteLength >= THRESHOLD && acceptsGzip(req.headers["accept-encoding"])
+  const bytes = gzip ? held.body.gzip : held.body.json
+  res.writeHead(200, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": String(bytes.byteLength),
+    ...(gzip ? { "content-encoding": "gzip" } : {})
+  })
+  res.end(bytes)
+  return true
+}

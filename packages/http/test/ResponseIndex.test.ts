@@ -1,0 +1,29 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ResponseIndex } from "@climate-grade/http"
+
+const body = (size: number) => ({ json: new Uint8Array(size), gzip: new Uint8Array(size / 2) })
+
+describe("ResponseIndex", () => {
+  it("holds an answer until its validity ends, and keeps the body across a revalidation", () => {
+    const index = ResponseIndex.make()
+    const now = Date.now()
+    index.remember("/a", { etag: 'W/"1"', validUntil: now + 60_000, body: body(10) })
+    index.remember("/a", { etag: 'W/"1"', validUntil: now + 60_000 })
+    expect(index.lookup("/a", now)?.body?.json.byteLength).toBe(10)
+    expect(index.lookup("/a", now + 60_000)).toBeUndefined()
+    index.remember("/b", { etag: 'W/"2"', validUntil: now - 1 })
+    expect(index.lookup("/b", now)).toBeUndefined()
+  })
+
+  it("is bounded by entries and by the bytes it holds, least recently used out first", () => {
+    const now = Date.now()
+    const byCount = ResponseIndex.make(2)
+    for (const url of ["/1", "/2", "/3"]) byCount.remember(url, { etag: "x", validUntil: now + 60_000 })
+    expect(byCount.lookup("/1", now)).toBeUndefined()
+    expect(byCount.lookup("/3", now)).toBeDefined()
+    const byBytes = ResponseIndex.make(100, 1_000)
+    for (const url of ["/1", "/2", "/3"]) byBytes.remember(url, { etag: "x", validUntil: now + 60_000, body: body(400) })
+    // Each entry holds 600 bytes: only the newest fits in 1,000.
+    expect(["/1", "/2", "/3"].map((u) => byBytes.lookup(u, now) !== undefined)).toEqual([false, false, true])
+  })
+})

@@ -1,0 +1,1 @@
+export * as ProviderExchange from "./ProviderExchange.js"

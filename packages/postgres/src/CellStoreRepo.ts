@@ -1,0 +1,113 @@
+import { deflateRawSync, inflateRawSync } from "node:zlib"
+import { SqlClient } from "@effect/sql"
+import { type Cell, CellStore, SeriesCodec } from "@climate-grade/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { PgliteClient } from "./PgliteClient.js"
+
+interface Row {
+  readonly timezone: string | null
+  readonly label: string | null
+  readonly history: Uint8Array | null
+  readonly history_checked_at: Date | null
+  readonly forecast: Uint8Array | null
+  readonly forecast_stamp: Date | null
+}
+
+/**
+ * Series are stored deflated: an 85-year history shrinks ~3×, and PGlite's cost of passing a
+ * bytea parameter grows with its size. A stored series that does not decode is a defect:
+ * nothing but this code writes the column.
+ */
+const decodeSeries = (bytes: Uint8Array | null) =>
+  bytes === null
+    ? Effect.succeed(null)
+    : Effect.try(() => inflateRawSync(bytes)).pipe(
+        Effect.orDie,
+        Effect.flatMap((raw) =>
+          Either.match(SeriesCodec.decode(raw), { onLeft: (e) => Effect.die(new Error(e)), onRight: Effect.succeed })
+        )
+      )
+
+const encodeSeries = (series: Parameters<typeof SeriesCodec.encode>[0]) =>
+  deflateRawSync(SeriesCodec.encode(series), { level: 1 })
+
+/** Namespace of this service's cell claims among advisory locks. */
+const CLAIM_NAMESPACE = 727_000_002
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // PGlite serves one process; there is nobody else to wait for.
+  const singleProcess = Option.isSome(yield* Effect.serviceOption(PgliteClient))
+
+  /** One statement per write (each costs a round trip, and PGlite's are not cheap). */
+  const upsert = (cell: Cell.Cell, columns: Record<string, unknown>, keepTimezone = false) => {
+    const names = Object.keys(columns)
+    const values = Object.values(columns)
+    const placeholders = names.map((_, i) => `$${i + 4}`).join(", ")
+    const updates = names
+      .map((n) =>
+        n === "timezone" && keepTimezone ? `timezone = coalesce(weather_cells.timezone, excluded.timezone)` : `${n} = excluded.${n}`
+      )
+      .join(", ")
+    return sql
+      .unsafe(
+        `insert into weather_cells (cell_key, lat, lon, ${names.join(", ")}) values ($1, $2, $3, ${placeholders})
+         on conflict (cell_key) do update set ${updates}, updated_at = now()`,
+        [cell.key, cell.lat, cell.lon, ...values]
+      )
+      .pipe(Effect.asVoid, Effect.orDie)
+  }
+
+  return CellStore.of({
+    shared: !singleProcess,
+    load: (key) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<Row>`
+          select timezone, label, history, history_checked_at, forecast, forecast_stamp
+          from weather_cells where cell_key = ${key}`
+        const row = rows[0]
+        if (row === undefined) return Option.none()
+        return Option.some({
+          key,
+          timezone: row.timezone,
+          label: row.label,
+          history: yield* decodeSeries(row.history),
+          historyCheckedAt: row.history_checked_at?.getTime() ?? null,
+          forecast: yield* decodeSeries(row.forecast),
+          forecastStamp: row.forecast_stamp?.getTime() ?? null
+        })
+      }).pipe(Effect.orDie, Effect.withSpan("CellStore.load")),
+    saveHistory: (cell, { checkedAt, history, timezone }) =>
+      upsert(cell, {
+        timezone,
+        history: history === null ? null : encodeSeries(history),
+        history_checked_at: new Date(checkedAt)
+      }),
+    markHistoryChecked: (cell, checkedAt) => upsert(cell, { history_checked_at: new Date(checkedAt) }),
+    saveForecast: (cell, { forecast, stamp, timezone }) =>
+      // The archive's time zone wins once known; the forecast's fills it for a cell without history.
+      upsert(cell, { timezone, forecast: encodeSeries(forecast), forecast_stamp: new Date(stamp) }, true),
+    saveLabel: (cell, label) => upsert(cell, { label }),
+    exclusive: (key, kind, effect) =>
+      singleProcess
+        ? effect
+        : Effect.scoped(
+            Effect.gen(function* () {
+              // A session lock on a connection of its own, so the claim spans the upstream call
+              // without holding a transaction open.
+              const connection = yield* Effect.orDie(sql.reserve)
+              const claim = [CLAIM_NAMESPACE, `${kind}:${key}`]
+              yield* Effect.acquireRelease(
+                Effect.orDie(connection.execute("select pg_advisory_lock($1, hashtext($2))", claim, undefined)),
+                () => Effect.ignore(connection.execute("select pg_advisory_unlock($1, hashtext($2))", claim, undefined))
+              )
+              return yield* effect
+            })
+          )
+  })
+})
+
+export const layer = Layer.effect(CellStore, make)

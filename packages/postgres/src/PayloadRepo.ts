@@ -1,0 +1,68 @@
+import { SqlClient } from "@effect/sql"
+import { PayloadStore, type StoredPayload } from "@climate-grade/core"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+
+interface Row {
+  readonly token: string
+  readonly json: Uint8Array
+  readonly gzip: Uint8Array
+}
+
+export interface PayloadRepoOptions {
+  /** How many payloads to keep in memory in front of the table (the replay hot path). */
+  readonly memoryEntries?: number
+}
+
+/**
+ * Payloads in the `payloads` table, with a bounded in-memory layer in front so a replay of a hot
+ * payload does not touch the database. The table lets a restart, or another instance, replay
+ * without rebuilding.
+ */
+export const make = (options: PayloadRepoOptions = {}) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const capacity = options.memoryEntries ?? 2_000
+    const memory = new Map<string, StoredPayload>()
+    const remember = (id: string, payload: StoredPayload) => {
+      memory.delete(id)
+      memory.set(id, payload)
+      while (memory.size > capacity) memory.delete(memory.keys().next().value!)
+    }
+    const idOf = (key: { cell: string; view: string; params: string }) => `${key.view}|${key.cell}|${key.params}`
+
+    return PayloadStore.of({
+      get: (key) =>
+        Effect.suspend(() => {
+          const id = idOf(key)
+          const hit = memory.get(id)
+          if (hit !== undefined) {
+            remember(id, hit)
+            return Effect.succeedSome(hit)
+          }
+          return sql<Row>`select token, json, gzip from payloads
+                          where cell_key = ${key.cell} and view = ${key.view} and params = ${key.params}`.pipe(
+            Effect.map((rows) => {
+              const row = rows[0]
+              if (row === undefined) return Option.none()
+              const payload = { token: row.token, json: row.json, gzip: row.gzip }
+              remember(id, payload)
+              return Option.some(payload)
+            }),
+            Effect.orDie
+          )
+        }),
+      put: (key, payload) =>
+        sql`insert into payloads (cell_key, view, params, token, json, gzip)
+            values (${key.cell}, ${key.view}, ${key.params}, ${payload.token}, ${Buffer.from(payload.json)}, ${Buffer.from(payload.gzip)})
+            on conflict (cell_key, view, params) do update
+            set token = excluded.token, json = excluded.json, gzip = excluded.gzip, created_at = now()`.pipe(
+          Effect.tap(() => Effect.sync(() => remember(idOf(key), payload))),
+          Effect.asVoid,
+          Effect.orDie
+        )
+    })
+  })
+
+export const layer = (options?: PayloadRepoOptions) => Layer.effect(PayloadStore, make(options))

@@ -1,0 +1,115 @@
+/**
+ * A fake Open-Meteo on loopback: `/v1/archive` and `/v1/forecast` answer in the real shape
+ * (`daily_units`, `timezone_abbreviation`, nulls at the archive's tail where ERA5 lags), with
+ * deterministic synthetic weather per coordinate, error bodies, and queued faults.
+ */
+import { CivilDate } from "@climate-grade/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { type Fault, type Logged, play, record, send, serve } from "./FakeUpstream.js"
+
+export interface FakeOpenMeteo {
+  readonly origin: string
+  readonly archiveUrl: string
+  readonly forecastUrl: string
+  readonly requests: { readonly archive: Array<Logged>; readonly forecast: Array<Logged> }
+  readonly faults: { archive: Array<Fault>; forecast: Array<Fault> }
+  /** Epoch ms that the fake takes as now; the archive's last `lag` days before today are null. */
+  now: () => number
+  lag: number
+  timezone: string
+  /** Cells (`"lat,lon"` as sent) whose archive holds only nulls. */
+  readonly empty: Set<string>
+  /** Added to every answer, to make concurrent requests overlap. */
+  delayMs: number
+}
+
+const hash = (a: number, b: number, c: number) => {
+  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b ^ 0xc2b2ae35, 0x27d4eb2f) ^ Math.imul(c, 0x165667b1)
+  h ^= h >>> 15
+  h = Math.imul(h, 0x2c1b3c6d)
+  h ^= h >>> 12
+  return (h >>> 0) / 2 ** 32
+}
+
+/** Plausible seasonal weather, one decimal, the same for the same place and day. */
+export const weather = (lat: number, lon: number, day: number) => {
+  const a = Math.round(lat * 100)
+  const b = Math.round(lon * 100)
+  const season = Math.sin((2 * Math.PI * (day - 110)) / 365.25) * (lat < 0 ? -1 : 1)
+  const tmax = Math.round((14 + 10 * season + 8 * (hash(a, b, day) - 0.5)) * 10) / 10
+  const tmin = Math.round((tmax - 6 - 6 * hash(b, a, day)) * 10) / 10
+  const wet = hash(a + 1, b, day)
+  const precip = wet < 0.65 ? 0 : Math.round(30 * (wet - 0.65) ** 2 * 100) / 10
+  return { tmax, tmin, precip }
+}
+
+const body = (lat: number, lon: number, timezone: string, from: number, to: number, value: (day: number) => ReturnType<typeof weather> | null) => {
+  const time: Array<string> = []
+  const tmax: Array<number | null> = []
+  const tmin: Array<number | null> = []
+  const precip: Array<number | null> = []
+  for (let d = from; d <= to; d++) {
+    const v = value(d)
+    time.push(CivilDate.format(d))
+    tmax.push(v?.tmax ?? null)
+    tmin.push(v?.tmin ?? null)
+    precip.push(v?.precip ?? null)
+  }
+  return {
+    latitude: lat,
+    longitude: lon,
+    generationtime_ms: 1.2,
+    utc_offset_seconds: 0,
+    timezone,
+    timezone_abbreviation: timezone === "GMT" ? "GMT" : "CET",
+    elevation: 38,
+    daily_units: { time: "iso8601", temperature_2m_max: "°C", temperature_2m_min: "°C", precipitation_sum: "mm" },
+    daily: { time, temperature_2m_max: tmax, temperature_2m_min: tmin, precipitation_sum: precip }
+  }
+}
+
+export const make = Effect.gen(function* () {
+  const state = {
+    requests: { archive: [] as Array<Logged>, forecast: [] as Array<Logged> },
+    faults: { archive: [] as Array<Fault>, forecast: [] as Array<Fault> },
+    now: () => Date.now(),
+    lag: 5,
+    timezone: "Europe/Berlin",
+    empty: new Set<string>(),
+    delayMs: 0
+  }
+  const { origin } = yield* serve((req, res, url) => {
+    const endpoint = url.pathname === "/v1/archive" ? "archive" : url.pathname === "/v1/forecast" ? "forecast" : undefined
+    if (endpoint === undefined) return send(res, 404, { error: true, reason: "Not found" })
+    const { query } = record(state.requests[endpoint], req, res, url)
+    const answer = () => {
+      if (play(state.faults[endpoint].shift(), res)) return
+      const lat = Number(query.latitude)
+      const lon = Number(query.longitude)
+      const today = CivilDate.todayIn(state.now(), state.timezone)
+      if (!Number.isFinite(lat) || !Number.isFinite(lon)) {
+        return send(res, 400, { error: true, reason: "Parameter 'latitude' and 'longitude' must be set" })
+      }
+      if (endpoint === "archive") {
+        const from = CivilDate.parse(query.start_date ?? "")
+        const to = CivilDate.parse(query.end_date ?? "")
+        if (Option.isNone(from) || Option.isNone(to) || from.value > to.value) {
+          return send(res, 400, { error: true, reason: "Parameter 'start_date' and 'end_date' must be valid dates" })
+        }
+        const empty = state.empty.has(`${query.latitude},${query.longitude}`)
+        return send(
+          res,
+          200,
+          body(lat, lon, state.timezone, from.value, to.value, (d) => (empty || d > today - state.lag ? null : weather(lat, lon, d)))
+        )
+      }
+      const past = Number(query.past_days ?? 0)
+      const days = Number(query.forecast_days ?? 7)
+      return send(res, 200, body(lat, lon, state.timezone, today - past, today + days - 1, (d) => weather(lat, lon, d)))
+    }
+    if (state.delayMs > 0) setTimeout(answer, state.delayMs)
+    else answer()
+  })
+  return Object.assign(state, { origin, archiveUrl: `${origin}/v1/archive`, forecastUrl: `${origin}/v1/forecast` }) as FakeOpenMeteo
+})

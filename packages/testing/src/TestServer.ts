@@ -1,0 +1,63 @@
+/**
+ * The whole service on a loopback port, configured from a plain record of environment
+ * variables (as an operator would), over a test database. Tests talk to it with real HTTP.
+ */
+import { HttpServer } from "@effect/platform"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import { App, AppConfig } from "@climate-grade/server"
+import * as Clock from "effect/Clock"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+
+export class TestServer extends Context.Tag("@climate-grade/testing/TestServer")<
+  TestServer,
+  { readonly url: (path: string) => string; readonly origin: string; readonly config: AppConfig.AppConfig }
+>() {}
+
+export interface TestServerOptions {
+  /** When given, every log line at every level is appended here (and nothing is printed). */
+  readonly logs?: Array<string>
+}
+
+const logging = (options: TestServerOptions) =>
+  options.logs === undefined
+    ? Logger.minimumLogLevel(process.env.TEST_LOG === "1" ? LogLevel.Debug : LogLevel.Error)
+    : Layer.merge(
+        Logger.replace(
+          Logger.defaultLogger,
+          Logger.map(Logger.logfmtLogger, (line) => void options.logs!.push(line))
+        ),
+        Logger.minimumLogLevel(LogLevel.All)
+      )
+
+export const testServerLayer = (
+  env: Readonly<Record<string, string>>,
+  database: Layer.Layer<SqlClient.SqlClient>,
+  options: TestServerOptions = {}
+) =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const config = yield* AppConfig.appConfig.pipe(
+        Effect.withConfigProvider(ConfigProvider.fromJson({ PORT: "0", AUTH_SECRET: "t".repeat(40), ...env })),
+        Effect.orDie
+      )
+      const server = Layer.effect(
+        TestServer,
+        Effect.map(HttpServer.HttpServer, (http) => {
+          const address = http.address as HttpServer.TcpAddress
+          const origin = `http://127.0.0.1:${address.port}`
+          return { origin, config, url: (path: string) => `${origin}${path}` }
+        })
+      )
+      return server.pipe(Layer.provideMerge(App.httpLayer(config, database)))
+    })
+  ).pipe(
+    Layer.provide(logging(options)),
+    // The service runs on real time, like in production, whatever clock the test itself uses.
+    Layer.provide(Layer.setClock(Clock.make())),
+    Layer.orDie
+  )

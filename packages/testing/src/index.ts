@@ -1,0 +1,8 @@
+export * from "./Browser.js"
+export * as FakeChatProvider from "./FakeChatProvider.js"
+export * as FakeNominatim from "./FakeNominatim.js"
+export * as FakeOpenMeteo from "./FakeOpenMeteo.js"
+export * as FakeUpstream from "./FakeUpstream.js"
+export * as OidcIdp from "./OidcIdp.js"
+export * from "./TestDatabase.js"
+export * from "./TestServer.js"

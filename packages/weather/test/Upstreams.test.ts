@@ -1,0 +1,172 @@
+import { NodeHttpClient } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Cell, CivilDate, RateLimited, UpstreamFailure, UpstreamTimeout } from "@climate-grade/core"
+import { Metrics, Nominatim, OpenMeteo } from "@climate-grade/weather"
+import { FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+
+const NOW = Date.parse("2026-11-22T12:00:00Z")
+const berlin = Cell.fromCoordinates(52.52, 13.41)
+const day = (s: string) => Option.getOrThrow(CivilDate.parse(s))
+
+const openMeteo = (fake: FakeOpenMeteo.FakeOpenMeteo, apiKey?: string) =>
+  OpenMeteo.make({
+    archiveUrl: fake.archiveUrl,
+    forecastUrl: fake.forecastUrl,
+    apiKey: apiKey === undefined ? Option.none() : Option.some(Redacted.make(apiKey)),
+    archiveTimeout: "300 millis",
+    forecastTimeout: "300 millis"
+  }).pipe(Effect.provide(NodeHttpClient.layer))
+
+const fakeOpenMeteo = Effect.tap(FakeOpenMeteo.make, (fake) => {
+  fake.now = () => NOW
+})
+
+describe("Open-Meteo client", () => {
+  it.scoped("asks the archive for exactly CONTRACT's parameters and decodes nulls as NaN", () =>
+    Effect.gen(function* () {
+      const fake = yield* fakeOpenMeteo
+      const source = yield* openMeteo(fake)
+      const { series, timezone } = yield* source.archive(berlin, day("2026-11-01"), day("2026-11-22"))
+      expect(fake.requests.archive[0]!.query).toEqual({
+        latitude: "52.50",
+        longitude: "13.50",
+        start_date: "2026-11-01",
+        end_date: "2026-11-22",
+        daily: "temperature_2m_max,temperature_2m_min,precipitation_sum",
+        timezone: "auto",
+        models: "era5"
+      })
+      expect(timezone).toBe("Europe/Berlin")
+      expect(series.start).toBe(day("2026-11-01"))
+      expect(series.tmax).toHaveLength(22)
+      // ERA5's lag: the last five days before today are null.
+      expect(Array.from(series.tmax.slice(-5)).every(Number.isNaN)).toBe(true)
+      expect(series.tmax[0]).toBe(FakeOpenMeteo.weather(52.5, 13.5, day("2026-11-01")).tmax)
+    }))
+
+  it.scoped("asks the forecast for past_days=7 and forecast_days=16, and sends apikey only when set", () =>
+    Effect.gen(function* () {
+      const fake = yield* fakeOpenMeteo
+      const { series } = yield* (yield* openMeteo(fake, "k-123")).forecast(berlin)
+      expect(fake.requests.forecast[0]!.query).toEqual({
+        latitude: "52.50",
+        longitude: "13.50",
+        daily: "temperature_2m_max,temperature_2m_min,precipitation_sum",
+        timezone: "auto",
+        past_days: "7",
+        forecast_days: "16",
+        apikey: "k-123"
+      })
+      expect(series.start).toBe(day("2026-11-15"))
+      expect(series.tmax).toHaveLength(23)
+      yield* (yield* openMeteo(fake)).forecast(berlin)
+      expect(fake.requests.forecast[1]!.query.apikey).toBeUndefined()
+    }))
+
+  it.scopedLive("maps every failure: 429/503 → RateLimited with Retry-After, timeout, and the rest → UpstreamFailure", () =>
+    Effect.gen(function* () {
+      const fake = yield* fakeOpenMeteo
+      const source = yield* openMeteo(fake)
+      const failure = (fault: FakeOpenMeteo.FakeOpenMeteo["faults"]["archive"][number]) => {
+        fake.faults.archive.push(fault)
+        return Effect.flip(source.archive(berlin, day("2026-01-01"), day("2026-01-31")))
+      }
+      expect(yield* failure({ status: 429, retryAfter: "120" })).toEqual(new RateLimited({ source: "archive", retryAfterSeconds: 120 }))
+      expect(yield* failure({ status: 503 })).toEqual(new RateLimited({ source: "archive", retryAfterSeconds: 60 }))
+      expect(yield* failure({ status: 429, retryAfter: new Date(Date.now() + 30_000).toUTCString() })).toMatchObject({
+        _tag: "RateLimited"
+      })
+      expect(yield* failure("hang")).toEqual(new UpstreamTimeout({ source: "archive" }))
+      expect(yield* failure({ status: 500 })).toEqual(new UpstreamFailure({ source: "archive", reason: "status 500" }))
+      expect(yield* failure({ status: 400, reason: "Parameter 'start_date' is out of allowed range" })).toEqual(
+        new UpstreamFailure({ source: "archive", reason: "status 400: Parameter 'start_date' is out of allowed range" })
+      )
+      expect(yield* failure("malformed")).toEqual(new UpstreamFailure({ source: "archive", reason: "the body is not JSON" }))
+      expect(yield* failure("reset")).toEqual(new UpstreamFailure({ source: "archive", reason: "the request failed" }))
+      // The forecast has its own timeout.
+      fake.faults.forecast.push("hang")
+      expect(yield* Effect.flip(source.forecast(berlin))).toEqual(new UpstreamTimeout({ source: "forecast" }))
+    }))
+
+  it.scoped("counts cost units: max(1, 3/10 × days/14) per call", () =>
+    Effect.gen(function* () {
+      const fake = yield* fakeOpenMeteo
+      const source = yield* openMeteo(fake)
+      const archiveUnits = Metric.tagged(Metrics.costUnits, "endpoint", "archive")
+      const before = (yield* Metric.value(archiveUnits)).count
+      yield* source.archive(berlin, day("1940-01-01"), day("2025-01-01"))
+      const days = day("2025-01-01") - day("1940-01-01") + 1
+      const spent = (yield* Metric.value(archiveUnits)).count - before
+      expect(spent).toBeCloseTo((3 / 10) * (days / 14), 9)
+      // 31,048 days: 665.3 units (the issue's "about 673" is 1940 to late 2026).
+      expect(Math.round(spent)).toBe(665)
+      const small = (yield* Metric.value(archiveUnits)).count
+      yield* source.archive(berlin, day("2025-01-01"), day("2025-01-03"))
+      expect((yield* Metric.value(archiveUnits)).count - small).toBe(1)
+    }))
+})
+
+const nominatim = (fake: FakeNominatim.FakeNominatim, interval: Duration.DurationInput = "1 second") =>
+  Nominatim.make({ url: fake.reverseUrl, userAgent: "climate-grade/test", interval, timeout: "300 millis" }).pipe(
+    Effect.provide(NodeHttpClient.layer)
+  )
+
+describe("Nominatim client", () => {
+  it.scoped("sends jsonv2, zoom=10, the cell centre and our User-Agent; labels by the first place field", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeNominatim.make
+      const geocoder = yield* nominatim(fake, "0 millis")
+      const cell = Cell.fromCoordinates(47.61, -122.33)
+      const cases: ReadonlyArray<[Record<string, string>, string]> = [
+        [{ city: "Seattle", county: "King County", state: "Washington", country_code: "us" }, "Seattle, US"],
+        [{ town: "Bothell", county: "King County", country_code: "us" }, "Bothell, US"],
+        [{ village: "Vashon", state: "Washington", country_code: "us" }, "Vashon, US"],
+        [{ municipality: "Gemeinde", country_code: "at" }, "Gemeinde, AT"],
+        [{ county: "King County", state: "Washington", country_code: "us" }, "King County, US"],
+        [{ state: "Washington", country_code: "us" }, "Washington, US"],
+        [{ city: "Nowhere" }, "Nowhere"]
+      ]
+      for (const [address, label] of cases) {
+        fake.fallback = address
+        expect(yield* geocoder.label(cell)).toBe(label)
+      }
+      expect(fake.requests[0]!.query).toEqual({ format: "jsonv2", zoom: "10", lat: "47.50", lon: "-122.25" })
+      expect(fake.requests[0]!.headers["user-agent"]).toBe("climate-grade/test")
+    }))
+
+  it.scopedLive("'Unable to geocode' labels the cell with its coordinates; failures are errors", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeNominatim.make
+      const geocoder = yield* nominatim(fake, "0 millis")
+      fake.fallback = "unable"
+      expect(yield* geocoder.label(Cell.fromCoordinates(47.25, -130))).toBe("47.25°N 130.00°W")
+      expect(yield* geocoder.label(Cell.fromCoordinates(-33.9, 18.4))).toBe("34.00°S 18.50°E")
+      fake.faults.push({ status: 500 })
+      expect((yield* Effect.flip(geocoder.label(Cell.fromCoordinates(0, 0))))._tag).toBe("UpstreamFailure")
+      fake.faults.push({ status: 429, retryAfter: "5" })
+      expect(yield* Effect.flip(geocoder.label(Cell.fromCoordinates(0, 0)))).toEqual(
+        new RateLimited({ source: "geocoder", retryAfterSeconds: 5 })
+      )
+      fake.faults.push("hang")
+      expect((yield* Effect.flip(geocoder.label(Cell.fromCoordinates(0, 0))))._tag).toBe("UpstreamTimeout")
+    }))
+
+  it.scopedLive("makes at most one call per second for the process: concurrent callers queue", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeNominatim.make
+      const geocoder = yield* nominatim(fake)
+      // Real time: the spacing is what Nominatim sees on the wire.
+      const cells = [1, 2, 3].map((i) => Cell.fromCoordinates(i, i))
+      yield* Effect.all(cells.map((c) => geocoder.label(c)), { concurrency: "unbounded" })
+      const at = fake.requests.map((r) => r.at).sort((a, b) => a - b)
+      expect(at).toHaveLength(3)
+      expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(990)
+      expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(990)
+    }), 10_000)
+})
+
