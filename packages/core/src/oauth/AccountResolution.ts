@@ -45,6 +45,12 @@ const attach = (user: User, provider: ProviderName, profile: Profile.ParsedProfi
     if (provider === "chat") yield* users.setChat(user.id, { chatId: profile.subject, chatDm: true })
   })
 
+/** The user's link for this provider, if any. */
+const heldLink = (userId: UserId, provider: ProviderName) =>
+  Effect.flatMap(OAuthAccounts, (links) => links.listByUser(userId)).pipe(
+    Effect.map((owned) => Option.fromNullable(owned.find((l) => l.provider === provider)))
+  )
+
 /** Every failure of these rules is a lost race (a unique constraint refused a write): look again. */
 const retrying = <R>(attempt: Effect.Effect<Outcome, LinkConflict | EmailTaken, R>) =>
   attempt.pipe(
@@ -68,9 +74,10 @@ export const linkFinish = (input: CallbackInput & { readonly stateUserId: string
       // 3. The identity's owner decides, when it has one.
       const existing = yield* links.findBySubject(input.provider, profile.value.subject)
       if (Option.isSome(existing)) return existing.value.userId === user.id ? Outcome.Linked() : Outcome.Taken()
-      // 4. One identity per provider per user.
-      const owned = yield* links.listByUser(user.id)
-      if (owned.some((l) => l.provider === input.provider)) return Outcome.Already()
+      // 4. One identity per provider per user. The identity itself may have been linked to this
+      // user since step 3 read (a parallel callback): that is step 3's `linked`, not `already`.
+      const held = yield* heldLink(user.id, input.provider)
+      if (Option.isSome(held)) return held.value.subject === profile.value.subject ? Outcome.Linked() : Outcome.Already()
       // 5. Link.
       yield* uow.transaction(attach(user, input.provider, profile.value))
       return Outcome.Linked()
@@ -139,8 +146,11 @@ export const loginFinish = (input: CallbackInput) =>
       if (!user.isActive) return Outcome.Inactive()
       // Hardening: an unverified local address is not matched either.
       if (!user.isVerified) return Outcome.Unverified()
-      const owned = yield* links.listByUser(user.id)
-      if (owned.some((l) => l.provider === input.provider)) return Outcome.Mismatch()
+      const held = yield* heldLink(user.id, input.provider)
+      if (Option.isSome(held)) {
+        // This very identity, linked by a parallel login since step 2 read: its owner, as step 2.
+        return held.value.subject === subject ? yield* signIn(user, false) : Outcome.Mismatch()
+      }
       yield* uow.transaction(attach(user, input.provider, profile.value))
       return yield* signIn(afterLink(user, input.provider, subject), false)
     })

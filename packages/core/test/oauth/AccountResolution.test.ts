@@ -3,6 +3,7 @@ import {
   AccountResolution,
   ExchangeFailed,
   OAuthLink,
+  OAuthAccounts,
   ProviderExchange,
   type ProviderName,
   STATUS,
@@ -248,6 +249,62 @@ describe("AccountResolution, property-tested against SPEC.md's rule order", () =
       expect(outcomes.map((o) => STATUS[o._tag]).sort()).toEqual(["created", ...Array.from({ length: 9 }, () => "signedin")])
       expect(store.users.size).toBe(1)
       expect(store.audit).toHaveLength(1)
+      expect(store.links).toHaveLength(1)
+    }))
+  /**
+   * A parallel callback for the same identity commits right after this one read the identity's
+   * link (as on PostgreSQL, where statements outside one transaction each see the latest commit).
+   * A sequential run would have found that link first, so the outcome is its owner's.
+   */
+  const commitsAfterSubjectRead = (store: InMemory.Store, commit: () => void) =>
+    Layer.effect(
+      OAuthAccounts,
+      Effect.map(OAuthAccounts, (links) =>
+        OAuthAccounts.of({
+          ...links,
+          findBySubject: (provider, subject) => Effect.tap(links.findBySubject(provider, subject), () => Effect.sync(commit))
+        })
+      )
+    ).pipe(Layer.provideMerge(InMemory.layer(store)))
+
+  it.effect("races: a login whose identity is linked between its two reads signs in, not mismatch", () =>
+    Effect.gen(function* () {
+      const store = InMemory.emptyStore()
+      const id = "00000000-0000-4000-9000-00000000000a" as UserId
+      const scenario = { world: { users: [], links: [] }, provider: "chat" as const, profile: { id: "s1", email: "new@x.org", verified: true }, exchangeFails: false }
+      const outcome = yield* AccountResolution.loginFinish(input(scenario)).pipe(
+        Effect.provide(
+          Layer.merge(
+            commitsAfterSubjectRead(store, () => {
+              if (store.users.has(id)) return
+              store.users.set(id, new User({ id, email: "new@x.org", hashedPassword: "x", isActive: true, isSuperuser: false, isVerified: true, oauthOnly: true, chatId: "s1", chatDm: true }))
+              store.links.push(new OAuthLink({ userId: id, provider: "chat", subject: "s1", email: "new@x.org" }))
+            }),
+            exchangeLayer(scenario)
+          )
+        )
+      )
+      expect(STATUS[outcome._tag]).toBe("signedin")
+      expect(outcome._tag === "SignedIn" && outcome.user.id).toBe(id)
+      expect(store.links).toHaveLength(1)
+    }))
+
+  it.effect("races: a link whose identity is linked to this user between its two reads is linked, not already", () =>
+    Effect.gen(function* () {
+      const { ids, store } = seed({ users: [{ email: "a@x.org", isActive: true, isVerified: true, oauthOnly: false }], links: [] })
+      const user = store.users.get(ids[0]!)!
+      const scenario = { world: { users: [], links: [] }, provider: "idp" as const, profile: { sub: "s2" }, exchangeFails: false }
+      const outcome = yield* AccountResolution.linkFinish({ ...input(scenario), stateUserId: user.id, sessionUser: Option.some(user) }).pipe(
+        Effect.provide(
+          Layer.merge(
+            commitsAfterSubjectRead(store, () => {
+              if (store.links.length === 0) store.links.push(new OAuthLink({ userId: user.id, provider: "idp", subject: "s2", email: null }))
+            }),
+            exchangeLayer(scenario)
+          )
+        )
+      )
+      expect(STATUS[outcome._tag]).toBe("linked")
       expect(store.links).toHaveLength(1)
     }))
 })
