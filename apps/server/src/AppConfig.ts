@@ -47,9 +47,20 @@ const check =
       ok(value) ? Either.right(value) : Either.left(ConfigError.InvalidData([], `${message}, got "${value}"`))
     )
 
-const httpUrl = (name: string) =>
-  Config.string(name).pipe(
-    check("Expected an http(s) URL", (s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol))
+const isHttpUrl = (s: string) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol)
+
+const httpUrl = (name: string) => Config.string(name).pipe(check("Expected an http(s) URL", isHttpUrl))
+
+/** An optional setting: unset, or set to nothing but blanks (`FOO=` in an env file), is None. */
+const optional = (name: string): Config.Config<Option.Option<string>> =>
+  Config.map(Config.option(Config.string(name)), Option.filter((s) => s.trim() !== ""))
+
+/** An optional http(s) URL, validated only when given. */
+const optionalHttpUrl = (name: string): Config.Config<Option.Option<string>> =>
+  Config.mapOrFail(optional(name), (url) =>
+    Option.isNone(url) || isHttpUrl(url.value)
+      ? Either.right(url)
+      : Either.left(ConfigError.InvalidData([name], `Expected an http(s) URL, got "${url.value}"`))
   )
 
 const basePath = Config.string("BASE_PATH").pipe(
@@ -63,11 +74,15 @@ const basePath = Config.string("BASE_PATH").pipe(
 const provider = (prefix: "CHAT" | "IDP", defaultLabel: string): Config.Config<ProviderEnv> =>
   Config.all({
     clientId: Config.string(`${prefix}_CLIENT_ID`).pipe(Config.withDefault("")),
-    clientSecret: Config.redacted(`${prefix}_CLIENT_SECRET`).pipe(Config.withDefault(Redacted.make(""))),
+    // Trimmed as the enabling rule reads it: a mounted secret often ends in a newline.
+    clientSecret: Config.redacted(`${prefix}_CLIENT_SECRET`).pipe(
+      Config.map((secret) => Redacted.make(Redacted.value(secret).trim())),
+      Config.withDefault(Redacted.make(""))
+    ),
     label: Config.string(`${prefix}_LABEL`).pipe(Config.withDefault(defaultLabel)),
-    authorizeUrl: Config.option(httpUrl(`${prefix}_AUTHORIZE_URL`)),
-    tokenUrl: Config.option(httpUrl(`${prefix}_TOKEN_URL`)),
-    userinfoUrl: Config.option(httpUrl(`${prefix}_USERINFO_URL`))
+    authorizeUrl: optionalHttpUrl(`${prefix}_AUTHORIZE_URL`),
+    tokenUrl: optionalHttpUrl(`${prefix}_TOKEN_URL`),
+    userinfoUrl: optionalHttpUrl(`${prefix}_USERINFO_URL`)
   }).pipe(
     Config.mapOrFail(({ authorizeUrl, clientId, clientSecret, label, tokenUrl, userinfoUrl }) => {
       const enabled = Providers.isEnabled({ clientId, clientSecret })
@@ -97,7 +112,7 @@ const provider = (prefix: "CHAT" | "IDP", defaultLabel: string): Config.Config<P
 
 const dataDir = Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
 
-const database = Config.all({ url: Config.option(Config.string("DATABASE_URL")), dataDir }).pipe(
+const database = Config.all({ url: optional("DATABASE_URL"), dataDir }).pipe(
   Config.mapOrFail(({ dataDir, url }) => {
     const target = Database.targetFromUrl(Option.getOrUndefined(url), dataDir)
     return target === undefined
@@ -107,12 +122,10 @@ const database = Config.all({ url: Config.option(Config.string("DATABASE_URL")),
 )
 
 const authSecret = Config.all({
-  secret: Config.option(
-    Config.mapOrFail(Config.redacted("AUTH_SECRET"), (secret) =>
-      Redacted.value(secret).length >= 32
-        ? Either.right(secret)
-        : Either.left(ConfigError.InvalidData(["AUTH_SECRET"], "Expected at least 32 characters"))
-    )
+  secret: Config.mapOrFail(optional("AUTH_SECRET"), (secret) =>
+    Option.isNone(secret) || secret.value.length >= 32
+      ? Either.right(Option.map(secret, Redacted.make))
+      : Either.left(ConfigError.InvalidData(["AUTH_SECRET"], "Expected at least 32 characters"))
   ),
   production: Config.string("NODE_ENV").pipe(
     Config.withDefault(""),
@@ -137,14 +150,12 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   database,
   auth: authSecret,
   basePath,
-  publicOrigin: Config.option(
-    httpUrl("PUBLIC_ORIGIN").pipe(Config.map((s) => new URL(s).origin))
-  ),
+  publicOrigin: Config.map(optionalHttpUrl("PUBLIC_ORIGIN"), Option.map((s) => new URL(s).origin)),
   providers: Config.all({ chat: provider("CHAT", "Chat"), idp: provider("IDP", "Identity provider") }),
   weather: Config.all({
     archiveUrl: httpUrl("WEATHER_ARCHIVE_URL").pipe(Config.withDefault("https://archive-api.open-meteo.com/v1/archive")),
     forecastUrl: httpUrl("WEATHER_FORECAST_URL").pipe(Config.withDefault("https://api.open-meteo.com/v1/forecast")),
-    apiKey: Config.option(Config.redacted("WEATHER_API_KEY"))
+    apiKey: Config.map(optional("WEATHER_API_KEY"), Option.map(Redacted.make))
   }),
   geocoder: Config.all({
     url: httpUrl("GEOCODER_URL").pipe(Config.withDefault("https://nominatim.openstreetmap.org/reverse")),

@@ -2,7 +2,9 @@
  * Sign-in, linking and unlinking end to end over real HTTP on loopback: the service, a
  * Discord-like `chat` provider and panva's oidc-provider as `idp`, on PGlite and PostgreSQL.
  */
+import { createHmac } from "node:crypto"
 import { type IncomingHttpHeaders, request } from "node:http"
+import { connect } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { PasswordHasher, Sessions, type User, Users } from "@climate-grade/core"
@@ -540,6 +542,133 @@ for (const backend of backends) {
           expect(yield* f.auditRecords(rows[0]!.id)).toHaveLength(1)
           const ids = yield* Effect.forEach(browsers, (browser) => Effect.map(f.me(browser), (m) => m.body.id))
           expect(new Set(ids)).toEqual(new Set([rows[0]!.id]))
+        }))
+
+      it.effect("races: two unlinks at once of a provider-only account's two links: one 204, one 409", () =>
+        Effect.gen(function* () {
+          const f = yield* fixture
+          const subject = f.unique("two")
+          const browser = new Browser()
+          const created = yield* f.viaChat(browser, "/api/v2/oauth/chat/login/start", { id: subject, email: `${subject}@example.org`, verified: true })
+          expectStatus(created.final, "chat", "created")
+          expectStatus((yield* f.viaIdp(browser, "/api/v2/oauth/idp/link/start", f.unique("idp"))).final, "idp", "linked")
+          const statuses = yield* promise(() =>
+            Promise.all(
+              ["/api/v2/oauth/chat/unlink", "/api/v2/oauth/idp/unlink"].map((path) =>
+                browser.fetch(f.server.url(path), { method: "POST" }).then((r) => r.status)
+              )
+            )
+          )
+          expect(statuses.sort()).toEqual([204, 409])
+          expect(((yield* f.me(browser)).body.links as Array<unknown>).length).toBe(1)
+        }))
+
+      it.effect("races: ten DM toggles at once flip ten times", () =>
+        Effect.gen(function* () {
+          const f = yield* fixture
+          const subject = f.unique("dm")
+          const browser = new Browser()
+          yield* f.viaChat(browser, "/api/v2/oauth/chat/login/start", { id: subject, email: `${subject}@example.org`, verified: true })
+          const answers = yield* promise(() =>
+            Promise.all(
+              Array.from({ length: 10 }, () =>
+                browser.fetch(f.server.url("/api/v2/chat/dm"), { method: "POST" }).then((r) => r.json() as Promise<{ chat_dm: boolean }>)
+              )
+            )
+          )
+          expect(answers.filter((a) => a.chat_dm).length).toBe(5)
+          expect((yield* f.me(browser)).body.chat_dm).toBe(true)
+        }))
+
+      it.effect("a stale session cookie does not hide a valid bearer token; logout ends both", () =>
+        Effect.gen(function* () {
+          const f = yield* fixture
+          const user = yield* f.localUser(`${f.unique("bearer")}@example.org`)
+          const token = (yield* f.browserFor(user)).cookie(f.server.origin, "session")!
+          const headers = { cookie: "session=stale", authorization: `Bearer ${token}` }
+          const send = (path: string, method = "GET") =>
+            promise(() => fetch(f.server.url(path), { method, headers, redirect: "manual" }))
+          const start = yield* send("/api/v2/oauth/chat/link/start")
+          expect(start.status).toBe(303)
+          expect(new URL(start.headers.get("location")!).searchParams.get("scope")).toBe("identify")
+          expect((yield* send("/api/v2/oauth/idp/unlink", "POST")).status).toBe(204)
+          expect((yield* send("/api/v2/auth/logout", "POST")).status).toBe(204)
+          expect((yield* send("/api/v2/users/me")).status).toBe(401)
+        }))
+
+      it.effect("a NUL character from a client or a provider is a refusal, never a server error", () =>
+        Effect.gen(function* () {
+          const f = yield* fixture
+          const login = yield* promise(() =>
+            fetch(f.server.url("/api/v2/auth/login"), {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ email: "nul\u0000@example.org", password: "x" })
+            })
+          )
+          expect(login.status).toBe(400)
+          expect(yield* promise(() => login.json())).toEqual({ detail: "LOGIN_BAD_CREDENTIALS" })
+          const subject = yield* f.viaChat(new Browser(), "/api/v2/oauth/chat/login/start", { id: "a\u0000b", email: "nul@example.org", verified: true })
+          expectStatus(subject.final, "chat", "error")
+          const email = yield* f.viaChat(new Browser(), "/api/v2/oauth/chat/login/start", { id: f.unique("n"), email: "a\u0000b@example.org", verified: true })
+          expectStatus(email.final, "chat", "noemail")
+        }))
+
+      it.effect("a state minted before browser binding and `pr` verifies as SPEC.md says, and sends no PKCE verifier", () =>
+        Effect.gen(function* () {
+          const f = yield* fixture
+          const payload = Buffer.from(JSON.stringify({ u: "", t: Math.floor(Date.now() / 1000), p: "login" })).toString("base64url")
+          const legacy = `${payload}.${createHmac("sha256", AUTH_SECRET).update(payload).digest("hex").slice(0, 32)}`
+          const subject = f.unique("legacy")
+          f.chat.profile = { id: subject, email: `${subject}@example.org`, verified: true }
+          // The provider's authorize step as an older frontend's start sent it: no PKCE challenge.
+          const authorize = new URL(f.chat.authorizeUrl)
+          authorize.search = new URLSearchParams({
+            client_id: f.chat.clientId,
+            redirect_uri: `${f.server.origin}/api/v2/chat/link/callback`,
+            response_type: "code",
+            scope: "identify email",
+            state: legacy
+          }).toString()
+          const done = yield* promise(() => new Browser().follow(authorize.href, { stop: (u) => u.pathname.endsWith("/alerts") }))
+          expectStatus(done.url, "chat", "created")
+          const token = f.chat.requests.filter((r) => r.path === "/oauth2/token").at(-1)!
+          expect(token.form.code_verifier).toBeUndefined()
+        }))
+
+      it.effect("a repeated code or state counts by its first value: still a redirect", () =>
+        Effect.gen(function* () {
+          const f = yield* fixture
+          const location = (path: string) =>
+            promise(() => fetch(f.server.url(path), { redirect: "manual" }).then((r) => [r.status, r.headers.get("location") ?? ""] as const))
+          const [cancelledStatus, cancelled] = yield* location("/api/v2/oauth/chat/callback?code=&code=abc&state=x")
+          expect(cancelledStatus).toBe(303)
+          expectStatus(cancelled, "chat", "cancelled")
+          const [errorStatus, error] = yield* location("/api/v2/oauth/idp/callback?code=a&code=b&state=x&state=y")
+          expect(errorStatus).toBe(303)
+          expectStatus(error, "idp", "error")
+        }))
+
+      it.effect("without a Host header the redirect_uri names the address the server was reached on", () =>
+        Effect.gen(function* () {
+          const f = yield* fixture
+          // An HTTP/1.0 request, which may omit Host (Node refuses HTTP/1.1 without one).
+          const port = new URL(f.server.origin).port
+          const answer = yield* promise(
+            () =>
+              new Promise<string>((done, fail) => {
+                let text = ""
+                const socket = connect(Number(port), "127.0.0.1", () => socket.end("GET /api/v2/oauth/chat/login/start HTTP/1.0\r\n\r\n"))
+                socket.on("data", (d) => (text += d))
+                socket.on("end", () => done(text))
+                socket.on("error", fail)
+              })
+          )
+          expect(answer).toMatch(/^HTTP\/1\.[01] 303 /)
+          const location = /^location: (.*)$/im.exec(answer)![1]!.trim()
+          expect(new URL(location).searchParams.get("redirect_uri")).toBe(
+            `${f.server.origin}/api/v2/chat/link/callback`
+          )
         }))
 
       it.effect("no secret appears in any response: client secrets, AUTH_SECRET, provider access tokens", () =>

@@ -5,7 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { CurrentUser } from "./Authentication.js"
-import { presentedToken } from "./AuthenticationLive.js"
+import { presentedTokens } from "./AuthenticationLive.js"
 import { clearedSessionCookie, sessionCookie, withCookies } from "./Cookies.js"
 import { BadRequest } from "./Errors.js"
 
@@ -37,7 +37,8 @@ export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
       .handle("logout", () =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
-          yield* Option.match(presentedToken(request), { onNone: () => Effect.void, onSome: sessions.revoke })
+          // Every session the request presents ends: a cookie and a bearer token may differ.
+          yield* Effect.forEach(presentedTokens(request), sessions.revoke, { discard: true })
           return HttpServerResponse.empty({ status: 204 }).pipe(withCookies(clearedSessionCookie(request)))
         })
       )

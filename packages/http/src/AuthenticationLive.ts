@@ -7,22 +7,31 @@ import * as Redacted from "effect/Redacted"
 import { Authentication, SESSION_COOKIE } from "./Authentication.js"
 import { Unauthorized } from "./Errors.js"
 
-/** The session token a request presents: the cookie, else a bearer token. */
-export const presentedToken = (request: HttpServerRequest.HttpServerRequest): Option.Option<string> => {
+/**
+ * The session tokens a request presents, in the order they are tried: the cookie, then a bearer
+ * token (as the `Authentication` middleware tries its two schemes).
+ */
+export const presentedTokens = (request: HttpServerRequest.HttpServerRequest): ReadonlyArray<string> => {
+  const tokens: Array<string> = []
   const cookie = request.cookies[SESSION_COOKIE]
-  if (cookie !== undefined && cookie !== "") return Option.some(cookie)
+  if (cookie !== undefined && cookie !== "") tokens.push(cookie)
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")
-  return match === null ? Option.none() : Option.some(match[1]!)
+  if (match !== null) tokens.push(match[1]!)
+  return tokens
 }
 
-/** The request's signed-in, active user, if any; for routes where a session is optional. */
+/**
+ * The request's signed-in, active user, if any, from the first token that names one (a stale
+ * cookie does not hide a valid bearer token); for routes where a session is optional.
+ */
 export const optionalUser = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function* () {
     const sessions = yield* Sessions
-    const token = presentedToken(request)
-    if (Option.isNone(token)) return Option.none<User>()
-    const user = yield* sessions.find(token.value)
-    return Option.filter(user, (u) => u.isActive)
+    for (const token of presentedTokens(request)) {
+      const user = Option.filter(yield* sessions.find(token), (u) => u.isActive)
+      if (Option.isSome(user)) return user
+    }
+    return Option.none<User>()
   })
 
 export const layer = Layer.effect(

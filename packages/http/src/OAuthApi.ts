@@ -3,7 +3,13 @@ import * as Schema from "effect/Schema"
 import { BadRequestSchema, ConflictSchema, NotFoundSchema, UnauthorizedSchema } from "./Errors.js"
 
 const ProviderPath = Schema.Struct({ provider: Schema.String.annotations({ description: "chat or idp" }) })
-const CallbackQuery = Schema.Struct({ code: Schema.optional(Schema.String), state: Schema.optional(Schema.String) })
+/** A query value; when a parameter is repeated, its first value counts (a callback is always a redirect, never a 400). */
+const FirstValue = Schema.transform(Schema.Union(Schema.String, Schema.Array(Schema.String)), Schema.String, {
+  strict: true,
+  decode: (value) => (typeof value === "string" ? value : (value[0] ?? "")),
+  encode: (value) => value
+})
+const CallbackQuery = Schema.Struct({ code: Schema.optional(FirstValue), state: Schema.optional(FirstValue) })
 const Redirect = HttpApiSchema.Empty(303).annotations({ description: "A redirect (Location header)" })
 
 export const OAuthConfig = Schema.Struct({

@@ -124,21 +124,22 @@ export const make = Effect.gen(function* () {
         Option.filter((b) => b !== "")
       )
       const state = query.state ?? ""
-      const exchange = {
+      // Only a bound state's start sent a PKCE challenge (a state from before browser binding
+      // had none), and its binding cookie was checked against the state, so the verifier is its.
+      const exchange = (verified: SignedState.Verified) => ({
         provider,
         code,
         redirectUri: redirectUri(request, provider),
-        // Without the binding cookie there is no verifier to send; the state check fails such a
-        // request anyway unless the state predates browser binding.
-        codeVerifier: Option.match(binding, { onNone: () => "", onSome: (b) => SignedState.pkceVerifier(secret, b) })
-      }
-      const linkUser = yield* SignedState.verify(state, { purpose: "link", provider, binding })
-      if (Option.isSome(linkUser)) {
+        codeVerifier:
+          verified.bound && Option.isSome(binding) ? Option.some(SignedState.pkceVerifier(secret, binding.value)) : Option.none()
+      })
+      const link = yield* SignedState.verifyClaims(state, { purpose: "link", provider, binding })
+      if (Option.isSome(link)) {
         const sessionUser = yield* optionalUser(request)
-        return finish(yield* AccountResolution.linkFinish({ ...exchange, stateUserId: linkUser.value, sessionUser }))
+        return finish(yield* AccountResolution.linkFinish({ ...exchange(link.value), stateUserId: link.value.userId, sessionUser }))
       }
-      const login = yield* SignedState.verify(state, { purpose: "login", provider, binding })
-      if (Option.isSome(login)) return finish(yield* AccountResolution.loginFinish(exchange))
+      const login = yield* SignedState.verifyClaims(state, { purpose: "login", provider, binding })
+      if (Option.isSome(login)) return finish(yield* AccountResolution.loginFinish(exchange(login.value)))
       return finish(Outcome.Error({ reason: "bad state" }))
     })
 

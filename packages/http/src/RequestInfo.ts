@@ -6,5 +6,14 @@ export const scheme = (request: HttpServerRequest.HttpServerRequest): "http" | "
   return forwarded === "https" ? "https" : "http"
 }
 
-/** The `Host` header, or the address the server was reached on. */
-export const host = (request: HttpServerRequest.HttpServerRequest): string => request.headers.host ?? "localhost"
+/** The `Host` header, or else the address the server was reached on (SPEC.md: "the request's network location"). */
+export const host = (request: HttpServerRequest.HttpServerRequest): string => {
+  const header = request.headers.host?.trim()
+  if (header !== undefined && header !== "") return header
+  // The Node server's request carries its socket; the address and port it was reached on.
+  const socket = (request.source as { readonly socket?: { readonly localAddress?: string; readonly localPort?: number } })
+    .socket
+  const address = socket?.localAddress ?? "localhost"
+  const name = address.includes(":") ? `[${address}]` : address
+  return socket?.localPort === undefined ? name : `${name}:${socket.localPort}`
+}

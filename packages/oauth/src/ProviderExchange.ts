@@ -10,6 +10,7 @@ import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/
 import * as Core from "@climate-grade/core"
 import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -23,8 +24,8 @@ export interface ExchangeRequest {
   readonly clientSecret: Redacted.Redacted<string>
   readonly code: string
   readonly redirectUri: string
-  /** The PKCE verifier (CONTRACT.md §2 hardening); a provider may ignore it. */
-  readonly codeVerifier: string
+  /** The PKCE verifier (CONTRACT.md §2 hardening), sent when the flow sent a challenge; a provider may ignore it. */
+  readonly codeVerifier: Option.Option<string>
 }
 
 export class ExchangeError extends Schema.TaggedError<ExchangeError>()("ExchangeError", {
@@ -71,7 +72,7 @@ export const exchange = (request: ExchangeRequest) =>
           grant_type: "authorization_code",
           code: request.code,
           redirect_uri: request.redirectUri,
-          code_verifier: request.codeVerifier
+          ...Option.match(request.codeVerifier, { onNone: () => ({}), onSome: (verifier) => ({ code_verifier: verifier }) })
         })
       )
     ).pipe(

@@ -4,6 +4,7 @@ import { ProviderExchange } from "@climate-grade/oauth"
 import { Browser, FakeChatProvider } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 
@@ -26,7 +27,7 @@ const request = (chat: FakeChatProvider.FakeChatProvider, code: string) => ({
   clientSecret: Redacted.make(chat.clientSecret),
   code,
   redirectUri: REDIRECT,
-  codeVerifier: "unused-by-this-provider"
+  codeVerifier: Option.some("unused-by-this-provider")
 })
 
 describe("ProviderExchange over HTTP", () => {

@@ -40,10 +40,17 @@ export const makeUsers = Effect.gen(function* () {
   return Users.of({
     findById: (id) =>
       sql.unsafe(`select ${USER_COLUMNS} from users where id = $1`, [id]).pipe(Effect.flatMap(firstAs(decodeUser)), Effect.orDie),
-    findByEmail: (email) =>
+    lock: (id) =>
       sql
-        .unsafe(`select ${USER_COLUMNS} from users where lower(email) = lower($1)`, [email])
+        .unsafe(`select ${USER_COLUMNS} from users where id = $1 for update`, [id])
         .pipe(Effect.flatMap(firstAs(decodeUser)), Effect.orDie),
+    // PostgreSQL text cannot hold NUL, so no account has such an address (and the query would fail).
+    findByEmail: (email) =>
+      email.includes("\0")
+        ? Effect.succeedNone
+        : sql
+            .unsafe(`select ${USER_COLUMNS} from users where lower(email) = lower($1)`, [email])
+            .pipe(Effect.flatMap(firstAs(decodeUser)), Effect.orDie),
     create: (user: NewUser) =>
       sql
         .unsafe(

@@ -22,6 +22,11 @@ export class Users extends Context.Tag("@climate-grade/core/Users")<
   Users,
   {
     readonly findById: (id: UserId) => Effect.Effect<Option.Option<User>>
+    /**
+     * Reads the user and holds its row until the surrounding transaction ends, so that rules
+     * which count and then change a user's links (unlink, the DM switch) run one at a time.
+     */
+    readonly lock: (id: UserId) => Effect.Effect<Option.Option<User>>
     /** Case-insensitive match on the stored address. */
     readonly findByEmail: (email: string) => Effect.Effect<Option.Option<User>>
     readonly create: (user: NewUser) => Effect.Effect<User, EmailTaken>

@@ -17,7 +17,7 @@ import type { NoHistory, UpstreamError } from "../weather/Errors.js"
 import * as CalendarRange from "./CalendarRange.js"
 import * as FreshnessToken from "./FreshnessToken.js"
 import type { PayloadKey } from "./PayloadStore.js"
-import * as Payloads from "./Payloads.js"
+import type * as Payloads from "./Payloads.js"
 import * as Views from "./Views.js"
 
 export interface Plan<A> {

@@ -18,7 +18,8 @@ export interface CallbackInput {
   readonly provider: ProviderName
   readonly code: string
   readonly redirectUri: string
-  readonly codeVerifier: string
+  /** PKCE's verifier, for a flow whose start sent a challenge. */
+  readonly codeVerifier: Option.Option<string>
 }
 
 /** How often a rule re-reads after losing a race before it gives up with `error`. */
@@ -170,12 +171,16 @@ export const unlink = (user: User, name: ProviderName) =>
     const uow = yield* UnitOfWork
     return yield* uow.transaction(
       Effect.gen(function* () {
+        // The user's row is held until commit: two unlinks at once must not each count the
+        // other's link and leave a provider-only account with no way in.
+        const current = yield* users.lock(user.id)
+        if (Option.isNone(current)) return "not-linked" as const
         // 1. Count the user's links.
         const owned = yield* links.listByUser(user.id)
         // 2. Nothing to undo.
         if (!owned.some((l) => l.provider === name)) return "not-linked" as const
         // 3. A provider-only account keeps its last way in.
-        if (user.oauthOnly && owned.length <= 1) return "last-link" as const
+        if (current.value.oauthOnly && owned.length <= 1) return "last-link" as const
         // 4. Unlink; for chat the delivery address goes and DMs go off.
         yield* links.remove(user.id, name)
         if (name === "chat") yield* users.setChat(user.id, { chatId: null, chatDm: false })
@@ -186,15 +191,23 @@ export const unlink = (user: User, name: ProviderName) =>
 
 /**
  * `POST /chat/dm`: direct messages on or off (or toggled) for a user whose chat is linked; None
- * when it is not.
+ * when it is not. Under the user's row lock, as unlink, so that an unlink in between cannot leave
+ * DMs on without a chat link, and two toggles at once flip twice.
  */
 export const setChatDm = (user: User, enabled: Option.Option<boolean>) =>
   Effect.gen(function* () {
     const links = yield* OAuthAccounts
     const users = yield* Users
-    const owned = yield* links.listByUser(user.id)
-    if (!owned.some((l) => l.provider === "chat")) return Option.none<boolean>()
-    const next = Option.getOrElse(enabled, () => !user.chatDm)
-    yield* users.setChatDm(user.id as UserId, next)
-    return Option.some(next)
+    const uow = yield* UnitOfWork
+    return yield* uow.transaction(
+      Effect.gen(function* () {
+        const current = yield* users.lock(user.id)
+        if (Option.isNone(current)) return Option.none<boolean>()
+        const owned = yield* links.listByUser(user.id)
+        if (!owned.some((l) => l.provider === "chat")) return Option.none<boolean>()
+        const next = Option.getOrElse(enabled, () => !current.value.chatDm)
+        yield* users.setChatDm(user.id, next)
+        return Option.some(next)
+      })
+    )
   })

@@ -1,5 +1,6 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { ProviderName } from "../accounts/Domain.js"
 
@@ -11,7 +12,8 @@ export interface ExchangeInput {
   readonly code: string
   /** The same value as in the authorize step. */
   readonly redirectUri: string
-  readonly codeVerifier: string
+  /** PKCE's verifier, when the authorize step sent a challenge. */
+  readonly codeVerifier: Option.Option<string>
 }
 
 /** The authorization-code exchange: code → access token → the provider's profile (a JSON object). */

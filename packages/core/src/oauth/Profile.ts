@@ -9,8 +9,14 @@ export interface ParsedProfile {
   readonly verified: boolean
 }
 
-const asString = (value: unknown): string =>
-  typeof value === "string" ? value : typeof value === "number" || typeof value === "bigint" ? String(value) : ""
+/**
+ * A string or number field as a string; "" otherwise. A value with a NUL character counts as
+ * missing: no stored text can hold it (PostgreSQL refuses it), so it can name no identity or address.
+ */
+const asString = (value: unknown): string => {
+  const text = typeof value === "string" ? value : typeof value === "number" || typeof value === "bigint" ? String(value) : ""
+  return text.includes("\0") ? "" : text
+}
 
 export const parse = (descriptor: ProviderDescriptor, profile: Readonly<Record<string, unknown>>): ParsedProfile => ({
   subject: asString(profile[descriptor.idField]),

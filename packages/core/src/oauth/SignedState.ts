@@ -74,35 +74,45 @@ const decodePayload = (payload: string): Option.Option<Record<string, unknown>> 
     }
   })
 
-export const verify = (state: string, expected: Expectation) =>
+/** A verified state: its user id ("" for a login), and whether it was bound to the browser (`n`). */
+export interface Verified {
+  readonly userId: string
+  readonly bound: boolean
+}
+
+/** SPEC.md's verification, returning the user id: None is rejection, `""` a login. */
+export const verify = (state: string, expected: Expectation) => Effect.map(verifyClaims(state, expected), Option.map((v) => v.userId))
+
+/** As `verify`, also telling whether the state carried the browser binding (only such a flow sent a PKCE challenge). */
+export const verifyClaims = (state: string, expected: Expectation) =>
   Effect.gen(function* () {
     const secret = yield* AuthSecret
     const now = yield* Clock.currentTimeMillis
     // 1. A dot, and exactly two parts.
     const parts = state.split(".")
-    if (parts.length !== 2) return Option.none<string>()
+    if (parts.length !== 2) return Option.none<Verified>()
     const [payload, presented] = parts as [string, string]
     // 2. The mac, compared in constant time.
-    if (!constantTimeEqual(presented, mac(secret, payload))) return Option.none<string>()
+    if (!constantTimeEqual(presented, mac(secret, payload))) return Option.none<Verified>()
     // 3. The payload is a JSON object.
     const claims = decodePayload(payload)
-    if (Option.isNone(claims)) return Option.none<string>()
+    if (Option.isNone(claims)) return Option.none<Verified>()
     const { n, p, pr, t, u } = claims.value
     // 4. At most 600 seconds old.
-    if (typeof t !== "number" || !Number.isFinite(t)) return Option.none<string>()
-    if (Math.floor(now / 1000) - t > MAX_AGE_SECONDS) return Option.none<string>()
+    if (typeof t !== "number" || !Number.isFinite(t)) return Option.none<Verified>()
+    if (Math.floor(now / 1000) - t > MAX_AGE_SECONDS) return Option.none<Verified>()
     // 5. The expected purpose.
-    if (p !== expected.purpose) return Option.none<string>()
+    if (p !== expected.purpose) return Option.none<Verified>()
     // 6. The expected provider; a state minted before `pr` existed is a chat state.
-    if ((pr === undefined ? "chat" : pr) !== expected.provider) return Option.none<string>()
+    if ((pr === undefined ? "chat" : pr) !== expected.provider) return Option.none<Verified>()
     // Browser binding (CONTRACT.md hardening): a state that carries `n` needs its cookie.
     if (n !== undefined) {
       if (Option.isNone(expected.binding) || !constantTimeEqual(String(n), bindingHash(expected.binding.value))) {
-        return Option.none<string>()
+        return Option.none<Verified>()
       }
     }
     // 7. The user id; "" for a login.
-    return typeof u === "string" ? Option.some(u) : Option.none<string>()
+    return typeof u === "string" ? Option.some<Verified>({ userId: u, bound: n !== undefined }) : Option.none<Verified>()
   })
 
 /** PKCE (CONTRACT.md hardening): verifier = base64url(HMAC-SHA256(AUTH_SECRET, "pkce:" + cookie)). */

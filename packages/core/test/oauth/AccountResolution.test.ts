@@ -121,7 +121,7 @@ const expectedLogin = (s: Scenario, store: InMemory.Store): string => {
   return "signedin"
 }
 
-const input = (s: Scenario) => ({ provider: s.provider, code: "c", redirectUri: "r", codeVerifier: "v" })
+const input = (s: Scenario) => ({ provider: s.provider, code: "c", redirectUri: "r", codeVerifier: Option.some("v") })
 
 describe("AccountResolution, property-tested against SPEC.md's rule order", () => {
   it.effect.prop("login finish", [scenarioArb], ([scenario]) =>

@@ -39,6 +39,8 @@ const nextId = () => {
 export const layer = (store: Store) => {
   const users = Users.of({
     findById: (id) => Effect.sync(() => Option.fromNullable(store.users.get(id))),
+    // Transactions here already run one at a time.
+    lock: (id) => Effect.sync(() => Option.fromNullable(store.users.get(id))),
     findByEmail: (email) =>
       Effect.sync(() => Option.fromNullable([...store.users.values()].find((u) => u.email.toLowerCase() === email.toLowerCase()))),
     create: (input) =>

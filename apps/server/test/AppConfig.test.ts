@@ -1,0 +1,90 @@
+/**
+ * The configuration of CONTRACT.md §1 read from a map, as `main` reads it from the environment:
+ * what an empty value means, and which variable a refusal names.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { type AppConfig, appConfig, describeConfigError } from "../src/AppConfig.js"
+
+const read = (env: Record<string, string>) =>
+  Effect.either(Effect.withConfigProvider(appConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+
+const valid = (env: Record<string, string>) =>
+  Effect.flatMap(read(env), (result): Effect.Effect<AppConfig> => {
+    if (Either.isLeft(result)) throw new Error(describeConfigError(result.left))
+    return Effect.succeed(result.right)
+  })
+
+const refusal = (env: Record<string, string>) =>
+  Effect.map(read(env), (result) => (Either.isLeft(result) ? describeConfigError(result.left) : "accepted"))
+
+describe("AppConfig", () => {
+  it.effect("the defaults of CONTRACT.md §1", () =>
+    Effect.gen(function* () {
+      const config = yield* valid({})
+      expect(config).toMatchObject({ port: 8080, host: "127.0.0.1", basePath: "", logFormat: "pretty", production: false })
+      expect(config.database).toEqual({ _tag: "Embedded", dataDir: "./.data" })
+      expect(config.providers.chat).toMatchObject({ label: "Chat", enabled: false })
+      expect(config.providers.idp).toMatchObject({ label: "Identity provider", enabled: false })
+      expect(config.weather).toMatchObject({
+        archiveUrl: "https://archive-api.open-meteo.com/v1/archive",
+        forecastUrl: "https://api.open-meteo.com/v1/forecast",
+        apiKey: Option.none()
+      })
+      expect(config.geocoder.url).toBe("https://nominatim.openstreetmap.org/reverse")
+      expect(config.geocoder.userAgent).toMatch(/^climate-grade\//)
+    }))
+
+  it.effect("an optional setting left empty (`FOO=` in an env file) is unset, not a refusal", () =>
+    Effect.gen(function* () {
+      const config = yield* valid({
+        CHAT_AUTHORIZE_URL: "",
+        CHAT_TOKEN_URL: " ",
+        IDP_USERINFO_URL: "",
+        PUBLIC_ORIGIN: "",
+        DATABASE_URL: "",
+        AUTH_SECRET: "",
+        WEATHER_API_KEY: " "
+      })
+      expect(config.publicOrigin).toEqual(Option.none())
+      expect(config.authSecret).toEqual(Option.none())
+      expect(config.weather.apiKey).toEqual(Option.none())
+      expect(config.database._tag).toBe("Embedded")
+      expect(config.providers.chat.enabled).toBe(false)
+      // Empty is still unset where unset is refused.
+      expect(yield* refusal({ NODE_ENV: "production", AUTH_SECRET: "" })).toMatch(/^Invalid configuration: AUTH_SECRET: /)
+      expect(yield* refusal({ CHAT_CLIENT_ID: "id", CHAT_CLIENT_SECRET: "s", CHAT_AUTHORIZE_URL: "" })).toMatch(
+        /^Invalid configuration: CHAT_AUTHORIZE_URL: /
+      )
+    }))
+
+  it.effect("a bad optional URL is refused, naming its variable", () =>
+    Effect.gen(function* () {
+      expect(yield* refusal({ PUBLIC_ORIGIN: "grades.example.org" })).toMatch(/^Invalid configuration: PUBLIC_ORIGIN: /)
+      expect(yield* refusal({ IDP_TOKEN_URL: "ftp://x" })).toMatch(/^Invalid configuration: IDP_TOKEN_URL: /)
+      expect((yield* valid({ PUBLIC_ORIGIN: "https://grades.example.org/ignored/path" })).publicOrigin).toEqual(
+        Option.some("https://grades.example.org")
+      )
+    }))
+
+  it.effect("the client secret is trimmed as the enabling rule reads it", () =>
+    Effect.gen(function* () {
+      const config = yield* valid({
+        CHAT_CLIENT_ID: " id ",
+        CHAT_CLIENT_SECRET: "secret\n",
+        CHAT_AUTHORIZE_URL: "http://a",
+        CHAT_TOKEN_URL: "http://b",
+        CHAT_USERINFO_URL: "http://c",
+        IDP_CLIENT_ID: "id",
+        IDP_CLIENT_SECRET: "  "
+      })
+      expect(config.providers.chat.enabled).toBe(true)
+      expect(config.providers.chat.clientId).toBe("id")
+      expect(Redacted.value(config.providers.chat.clientSecret)).toBe("secret")
+      expect(config.providers.idp.enabled).toBe(false)
+    }))
+})
