@@ -293,36 +293,6 @@ for (const backend of backends) {
           }
         }))
 
-      it.effect("upstream failures: rate limits are 503 with Retry-After on all five routes; 502; empty history 404", () =>
-        Effect.gen(function* () {
-          const { server, up } = yield* setup
-          for (const route of ["grade", "forecast", "calendar", "day", "cell"]) {
-            up.weather.faults.archive.push({ status: 429, retryAfter: "42" })
-            const answer = yield* get(server.url(`/api/v2/${route}?${q(freshCell())}`))
-            expect([route, answer.status]).toEqual([route, 503])
-            expect(answer.headers["retry-after"]).toBe("42")
-            expect(json(answer)).toEqual({ detail: "Weather source is rate-limited; try again later." })
-          }
-          up.weather.faults.archive.push({ status: 503 })
-          expect((yield* get(server.url(`/api/v2/calendar?${q(freshCell())}`))).headers["retry-after"]).toBe("60")
-          // A warm cell whose forecast is rate-limited: 503 for the forecast views.
-          const warm = freshCell()
-          yield* get(server.url(`/api/v2/calendar?${q(warm)}`))
-          up.weather.faults.forecast.push({ status: 429 })
-          expect((yield* get(server.url(`/api/v2/grade?${q(warm)}`))).status).toBe(503)
-          for (const fault of [{ status: 500 } as const, "malformed" as const, { status: 400, reason: "bad" } as const, "reset" as const]) {
-            up.weather.faults.archive.push(fault)
-            const answer = yield* get(server.url(`/api/v2/calendar?${q(freshCell())}`))
-            expect([fault, answer.status]).toEqual([fault, 502])
-            expect(typeof json(answer).detail).toBe("string")
-          }
-          const empty = freshCell()
-          up.weather.empty.add(keyOf(empty))
-          const none = yield* get(server.url(`/api/v2/grade?${q(empty)}`))
-          expect(none.status).toBe(404)
-          expect(json(none)).toEqual({ detail: "No weather history for this cell." })
-        }))
-
       it.effect("a calendar without a place label is served but not stored", () =>
         Effect.gen(function* () {
           const { server, sql, up } = yield* setup
@@ -452,6 +422,56 @@ for (const backend of backends) {
           expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200])
           expect(up.weather.requests.archive.length - before).toBe(1)
         })))
+    })
+  })
+}
+
+/** Upstream failures, on a server of their own: a rate limit makes the whole process wait. */
+for (const backend of backends) {
+  describe(`data API upstream failures on ${backend.name}`, () => {
+    layer(world(backend), { timeout: 120_000 })((it) => {
+      it.effect("502 for other failures, 404 for an empty history; rate limits are 503 with Retry-After on all five routes, and wait", () =>
+        Effect.gen(function* () {
+          const { server, up } = yield* Effect.all({ server: TestServer, up: Upstreams })
+          for (const fault of [{ status: 500 } as const, "malformed" as const, { status: 400, reason: "bad" } as const, "reset" as const]) {
+            up.weather.faults.archive.push(fault)
+            const answer = yield* get(server.url(`/api/v2/calendar?${q(freshCell())}`))
+            expect([fault, answer.status]).toEqual([fault, 502])
+            expect(typeof json(answer).detail).toBe("string")
+          }
+          const empty = freshCell()
+          up.weather.empty.add(keyOf(empty))
+          for (const route of ["grade", "forecast", "calendar", "day", "cell"]) {
+            const none = yield* get(server.url(`/api/v2/${route}?${q(empty)}`))
+            expect([route, none.status]).toEqual([route, 404])
+            expect(json(none)).toEqual({ detail: "No weather history for this cell." })
+          }
+
+          // A warm cell whose forecast is rate-limited: 503 for the forecast views.
+          const warm = freshCell()
+          yield* get(server.url(`/api/v2/calendar?${q(warm)}`))
+          up.weather.faults.forecast.push({ status: 429, retryAfter: "1" })
+          const limited = yield* get(server.url(`/api/v2/grade?${q(warm)}`))
+          expect([limited.status, limited.headers["retry-after"]]).toEqual([503, "1"])
+          // The day view never fails because of the forecast.
+          expect((yield* get(server.url(`/api/v2/day?${q(warm)}`))).status).toBe(200)
+          yield* Effect.promise(() => new Promise((r) => setTimeout(r, 1_100)))
+          expect((yield* get(server.url(`/api/v2/grade?${q(warm)}`))).status).toBe(200)
+
+          // The archive answers 503 with no Retry-After: a minute's wait, for every cell, with no call.
+          const archiveCalls = up.weather.requests.archive.length
+          up.weather.faults.archive.push({ status: 503 })
+          for (const route of ["grade", "forecast", "calendar", "day", "cell"]) {
+            const answer = yield* get(server.url(`/api/v2/${route}?${q(freshCell())}`))
+            expect([route, answer.status]).toEqual([route, 503])
+            expect(Number(answer.headers["retry-after"])).toBeGreaterThanOrEqual(route === "grade" ? 60 : 58)
+            expect(Number(answer.headers["retry-after"])).toBeLessThanOrEqual(60)
+            expect(json(answer)).toEqual({ detail: "Weather source is rate-limited; try again later." })
+          }
+          expect(up.weather.requests.archive.length).toBe(archiveCalls + 1)
+          // The warm cell's views do not need the archive.
+          expect((yield* get(server.url(`/api/v2/calendar?${q(warm)}`))).status).toBe(200)
+        }))
     })
   })
 }

@@ -82,6 +82,22 @@ const formatterFor = (timeZone: string) => {
   return formatter
 }
 
+/** Whether Intl knows `timeZone` (an upstream's answer names one; an unknown one cannot be used). */
+export const isTimeZone = (timeZone: string): boolean => {
+  try {
+    formatterFor(timeZone)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The earliest local date anywhere at `epochMillis` (UTC−12, the last zone to reach a date): for
+ * asking about "today" before a place's time zone is known, without asking about its future.
+ */
+export const earliestToday = (epochMillis: number): EpochDay => todayIn(epochMillis, "Etc/GMT+12")
+
 /** The local calendar date at `epochMillis` in an IANA time zone (Intl does the zone rules). */
 export const todayIn = (epochMillis: number, timeZone: string): EpochDay => {
   const parts = formatterFor(timeZone).formatToParts(new Date(epochMillis))

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { POOL_SIZE } from "./Database.js"
 import { PgliteClient } from "./PgliteClient.js"
 
 interface Row {
@@ -14,6 +15,7 @@ interface Row {
   readonly history_checked_at: Date | null
   readonly forecast: Uint8Array | null
   readonly forecast_stamp: Date | null
+  readonly forecast_checked_at: Date | null
 }
 
 /**
@@ -37,10 +39,17 @@ const encodeSeries = (series: Parameters<typeof SeriesCodec.encode>[0]) =>
 /** Namespace of this service's cell claims among advisory locks. */
 const CLAIM_NAMESPACE = 727_000_002
 
+/**
+ * Claims held at once by one process. Each holds a pooled connection for as long as its upstream
+ * call runs (up to 30 s); the rest of the pool stays free for sessions, payloads and health.
+ */
+export const MAX_CLAIMS = POOL_SIZE - 4
+
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // PGlite serves one process; there is nobody else to wait for.
   const singleProcess = Option.isSome(yield* Effect.serviceOption(PgliteClient))
+  const claims = yield* Effect.makeSemaphore(MAX_CLAIMS)
 
   /** One statement per write (each costs a round trip, and PGlite's are not cheap). */
   const upsert = (cell: Cell.Cell, columns: Record<string, unknown>, keepTimezone = false) => {
@@ -66,7 +75,7 @@ export const make = Effect.gen(function* () {
     load: (key) =>
       Effect.gen(function* () {
         const rows = yield* sql<Row>`
-          select timezone, label, history, history_checked_at, forecast, forecast_stamp
+          select timezone, label, history, history_checked_at, forecast, forecast_stamp, forecast_checked_at
           from weather_cells where cell_key = ${key}`
         const row = rows[0]
         if (row === undefined) return Option.none()
@@ -77,7 +86,8 @@ export const make = Effect.gen(function* () {
           history: yield* decodeSeries(row.history),
           historyCheckedAt: row.history_checked_at?.getTime() ?? null,
           forecast: yield* decodeSeries(row.forecast),
-          forecastStamp: row.forecast_stamp?.getTime() ?? null
+          forecastStamp: row.forecast_stamp?.getTime() ?? null,
+          forecastCheckedAt: row.forecast_checked_at?.getTime() ?? null
         })
       }).pipe(Effect.orDie, Effect.withSpan("CellStore.load")),
     saveHistory: (cell, { checkedAt, history, timezone }) =>
@@ -89,23 +99,30 @@ export const make = Effect.gen(function* () {
     markHistoryChecked: (cell, checkedAt) => upsert(cell, { history_checked_at: new Date(checkedAt) }),
     saveForecast: (cell, { forecast, stamp, timezone }) =>
       // The archive's time zone wins once known; the forecast's fills it for a cell without history.
-      upsert(cell, { timezone, forecast: encodeSeries(forecast), forecast_stamp: new Date(stamp) }, true),
+      upsert(
+        cell,
+        { timezone, forecast: encodeSeries(forecast), forecast_stamp: new Date(stamp), forecast_checked_at: new Date(stamp) },
+        true
+      ),
+    markForecastChecked: (cell, checkedAt) => upsert(cell, { forecast_checked_at: new Date(checkedAt) }),
     saveLabel: (cell, label) => upsert(cell, { label }),
+    // The claim is a transaction holding an advisory lock: every statement of the claimed work
+    // runs on that one connection (a claim that needed a second pooled connection could starve
+    // the pool: ten claims each waiting for an eleventh connection), and the lock is released by
+    // the commit that makes the work visible to whoever waits for it. The work's writes commit
+    // even when it fails: a failed top-up's attempt stamp must stay.
     exclusive: (key, kind, effect) =>
       singleProcess
         ? effect
-        : Effect.scoped(
-            Effect.gen(function* () {
-              // A session lock on a connection of its own, so the claim spans the upstream call
-              // without holding a transaction open.
-              const connection = yield* Effect.orDie(sql.reserve)
-              const claim = [CLAIM_NAMESPACE, `${kind}:${key}`]
-              yield* Effect.acquireRelease(
-                Effect.orDie(connection.execute("select pg_advisory_lock($1, hashtext($2))", claim, undefined)),
-                () => Effect.ignore(connection.execute("select pg_advisory_unlock($1, hashtext($2))", claim, undefined))
+        : claims.withPermits(1)(
+            sql
+              .withTransaction(
+                Effect.zipRight(
+                  Effect.orDie(sql`select pg_advisory_xact_lock(${CLAIM_NAMESPACE}, hashtext(${`${kind}:${key}`}))`),
+                  Effect.exit(effect)
+                )
               )
-              return yield* effect
-            })
+              .pipe(Effect.orDie, Effect.flatten)
           )
   })
 })

@@ -21,6 +21,9 @@ export const targetFromUrl = (url: string | undefined, dataDir: string): Databas
 export const describe = (target: DatabaseTarget): string =>
   target._tag === "Embedded" ? `embedded PGlite in ${target.dataDir}` : target._tag === "Memory" ? "in-memory PGlite" : "PostgreSQL"
 
+/** Connections to a PostgreSQL server, per process. */
+export const POOL_SIZE = 10
+
 export const layer = (target: DatabaseTarget): Layer.Layer<SqlClient.SqlClient, SqlError> => {
   switch (target._tag) {
     case "Embedded":
@@ -28,6 +31,8 @@ export const layer = (target: DatabaseTarget): Layer.Layer<SqlClient.SqlClient, 
     case "Memory":
       return PgliteClient.layer({})
     case "Server":
-      return PgClient.layer({ url: target.url, maxConnections: 10, idleTimeout: "60 seconds" })
+      // A request that waits longer than connectTimeout for a pooled connection fails (503)
+      // rather than hanging.
+      return PgClient.layer({ url: target.url, maxConnections: POOL_SIZE, idleTimeout: "60 seconds", connectTimeout: "10 seconds" })
   }
 }

@@ -11,8 +11,9 @@ import {
   UpstreamFailure,
   WeatherSource
 } from "@climate-grade/core"
-import { CellStoreRepo } from "@climate-grade/postgres"
+import { CellStoreRepo, Database } from "@climate-grade/postgres"
 import { backends, TestDatabase } from "@climate-grade/testing"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -136,6 +137,9 @@ for (const backend of backends) {
           yield* TestClock.adjust("30 minutes")
           yield* data.history(cell)
           expect(upstream.calls.archive).toHaveLength(3)
+          // The attempt is in the database: another process (a fresh cache) waits the hour too.
+          yield* (yield* cellData(upstream)).history(cell)
+          expect(upstream.calls.archive).toHaveLength(3)
         }))
 
       it.effect("a history with no value at all is NoHistory, and is not refetched within the hour", () =>
@@ -151,7 +155,7 @@ for (const backend of backends) {
           expect(yield* data.heldHistory(cell)).toEqual(Option.none())
         }))
 
-      it.effect("a failed cold fetch fails the request and is retried by the next", () =>
+      it.effect("a rate-limited cold fetch fails; until its Retry-After every archive call fails at once, spending nothing", () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(NOW)
           const upstream = makeUpstream()
@@ -160,6 +164,13 @@ for (const backend of backends) {
           upstream.faults.archive = 1
           const failed = yield* Effect.either(data.history(cell))
           expect(Either.isLeft(failed) && failed.left._tag).toBe("RateLimited")
+          yield* TestClock.adjust("20 seconds")
+          // The limit is the client's, not the cell's: another cell waits too.
+          expect(yield* Effect.flip(data.history(Cell.fromCoordinates(41, -4)))).toEqual(
+            new RateLimited({ source: "archive", retryAfterSeconds: 10 })
+          )
+          expect(upstream.calls.archive).toHaveLength(1)
+          yield* TestClock.adjust("10 seconds")
           expect((yield* data.history(cell)).end).toBe(TODAY - 5)
           expect(upstream.calls.archive).toHaveLength(2)
         }))
@@ -185,6 +196,14 @@ for (const backend of backends) {
           const kept = yield* data.forecast(cell)
           expect(kept.stamp).toBe(NOW + 3_600_000)
           expect(upstream.calls.forecast).toBe(3)
+          // The failed attempt counts: the kept forecast serves for the hour, here and in another process.
+          yield* TestClock.adjust("59 minutes")
+          expect((yield* data.forecast(cell)).stamp).toBe(NOW + 3_600_000)
+          expect((yield* (yield* cellData(upstream)).forecast(cell)).stamp).toBe(NOW + 3_600_000)
+          expect(upstream.calls.forecast).toBe(3)
+          yield* TestClock.adjust("1 minute")
+          expect((yield* data.forecast(cell)).stamp).toBe(NOW + 4 * 3_600_000)
+          expect(upstream.calls.forecast).toBe(4)
         }))
 
       it.effect("a cold forecast that fails is an error", () =>
@@ -230,6 +249,25 @@ for (const backend of backends) {
             concurrency: "unbounded"
           })
           expect(upstream.calls.archive).toHaveLength(1)
+        }))
+
+      it.scoped("more cells claimed at once than the pool has connections all finish (no pool starvation)", () =>
+        Effect.gen(function* () {
+          const db = yield* TestDatabase
+          if (Option.isNone(db.url)) return // PGlite takes no claims.
+          // The server's own pool, as the service builds it.
+          const store = yield* Layer.build(
+            CellStoreRepo.layer.pipe(Layer.provide(Database.layer({ _tag: "Server", url: Redacted.make(db.url.value) })))
+          )
+          const upstream = makeUpstream()
+          const data = yield* cellData(upstream).pipe(Effect.provide(store))
+          const cells = Array.from({ length: 3 * Database.POOL_SIZE }, (_, i) => Cell.fromCoordinates(-30 + i, 100))
+          const forecasts = yield* Effect.all(
+            cells.map((cell) => data.forecast(cell)),
+            { concurrency: "unbounded" }
+          ).pipe(Effect.timeout("30 seconds"), Effect.withClock(Clock.make()))
+          expect(forecasts).toHaveLength(cells.length)
+          expect(upstream.calls.forecast).toBe(cells.length)
         }))
     })
   })

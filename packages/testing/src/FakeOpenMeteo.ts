@@ -87,7 +87,8 @@ export const make = Effect.gen(function* () {
       if (play(state.faults[endpoint].shift(), res)) return
       const lat = Number(query.latitude)
       const lon = Number(query.longitude)
-      const today = CivilDate.todayIn(state.now(), state.timezone)
+      // An unknown zone is a fault the client must catch; the fake's own dates stay in UTC then.
+      const today = CivilDate.todayIn(state.now(), CivilDate.isTimeZone(state.timezone) ? state.timezone : "UTC")
       if (!Number.isFinite(lat) || !Number.isFinite(lon)) {
         return send(res, 400, { error: true, reason: "Parameter 'latitude' and 'longitude' must be set" })
       }

@@ -55,6 +55,8 @@ const toSeries = (source: string, body: typeof DailyResponse.Type): Effect.Effec
   const { daily } = body
   const n = daily.time.length
   const bad = (reason: string) => Effect.fail(new UpstreamFailure({ source, reason }))
+  // The cell's dates are read in this zone from now on: one Intl does not know is a bad answer.
+  if (!CivilDate.isTimeZone(body.timezone)) return bad(`unknown time zone: ${body.timezone}`)
   if (daily.temperature_2m_max.length !== n || daily.temperature_2m_min.length !== n || daily.precipitation_sum.length !== n) {
     return bad("the daily series differ in length")
   }

@@ -88,6 +88,12 @@ describe("Open-Meteo client", () => {
       )
       expect(yield* failure("malformed")).toEqual(new UpstreamFailure({ source: "archive", reason: "the body is not JSON" }))
       expect(yield* failure("reset")).toEqual(new UpstreamFailure({ source: "archive", reason: "the request failed" }))
+      // A time zone no date can be read in is a malformed answer.
+      fake.timezone = "Mars/Olympus_Mons"
+      expect(yield* Effect.flip(source.archive(berlin, day("2026-01-01"), day("2026-01-31")))).toEqual(
+        new UpstreamFailure({ source: "archive", reason: "unknown time zone: Mars/Olympus_Mons" })
+      )
+      fake.timezone = "Europe/Berlin"
       // The forecast has its own timeout.
       fake.faults.forecast.push("hang")
       expect(yield* Effect.flip(source.forecast(berlin))).toEqual(new UpstreamTimeout({ source: "forecast" }))

@@ -164,7 +164,7 @@ export const make = (options: DataViewsOptions) =>
           Effect.map(gradingFor(cell, history), (grading) =>
             build({ cell: info, today: day, forecast: forecast.series, stamp: forecast.stamp, grading })
           ),
-          validity(now, history.timezone, history.checkedAt + HOUR_MS, forecast.stamp + HOUR_MS)
+          validity(now, history.timezone, history.checkedAt + HOUR_MS, forecast.checkedAt + HOUR_MS)
         )
       })
 
@@ -206,6 +206,8 @@ export const make = (options: DataViewsOptions) =>
       // The forecast stamp matters only when the day's values come from the forecast, or when
       // there is none, so that a forecast arriving later changes the token.
       const stamp = source === "history" ? null : Option.getOrNull(Option.map(forecast, (f) => f.stamp))
+      // When that forecast can next change: an hour after it was fetched or last tried.
+      const recheck = source === "history" ? Infinity : Option.match(forecast, { onNone: () => 0, onSome: (f) => f.checkedAt + HOUR_MS })
       return plan(
         "day",
         cell,
@@ -230,8 +232,8 @@ export const make = (options: DataViewsOptions) =>
         source !== "history" && Option.isNone(forecast)
           ? 0
           : defaultDate
-            ? validity(now, history.timezone, history.checkedAt + HOUR_MS, stamp === null ? Infinity : stamp + HOUR_MS)
-            : Math.min(now + MINUTE, history.checkedAt + HOUR_MS, stamp === null ? Infinity : stamp + HOUR_MS)
+            ? validity(now, history.timezone, history.checkedAt + HOUR_MS, recheck)
+            : Math.min(now + MINUTE, history.checkedAt + HOUR_MS, recheck)
       )
     }
 
@@ -254,11 +256,12 @@ export const make = (options: DataViewsOptions) =>
             date <= history.end
               ? Option.none<Forecast>()
               : yield* Effect.option(data.forecast(cell))
-          const last = Option.match(forecast, {
-            // forecast_days=16: today and the 15 days after it.
-            onNone: () => CivilDate.todayIn(now, history.timezone) + 15,
-            onSome: (f) => Views.lastDay(f.series)
-          })
+          // forecast_days=16: today and the 15 days after it. A forecast kept after failed
+          // refetches may end sooner; those days are then climatology alone, as with none.
+          const last = Math.max(
+            CivilDate.todayIn(now, history.timezone) + 15,
+            Option.match(forecast, { onNone: () => 0, onSome: (f) => Views.lastDay(f.series) })
+          )
           if (date < history.series.start || date > last) {
             return yield* new DateOutOfRange({
               date: CivilDate.format(date),

@@ -18,7 +18,7 @@ import type { Cell } from "../Cell.js"
 import * as CivilDate from "../CivilDate.js"
 import { type CellRecord, CellStore } from "./CellStore.js"
 import * as DailySeries from "./DailySeries.js"
-import { NoHistory, type UpstreamError } from "./Errors.js"
+import { NoHistory, RateLimited, type UpstreamError } from "./Errors.js"
 import * as SingleFlight from "./SingleFlight.js"
 import { Geocoder, WeatherSource } from "./WeatherSource.js"
 
@@ -38,6 +38,8 @@ export interface Forecast {
   readonly series: DailySeries.DailySeries
   /** Epoch ms of the fetch. */
   readonly stamp: number
+  /** When it was last fetched or a refetch tried: it cannot change before this + 1 hour. */
+  readonly checkedAt: number
 }
 
 export interface CellDataOptions {
@@ -69,7 +71,8 @@ const emptyRecord = (key: string): CellRecord => ({
   history: null,
   historyCheckedAt: null,
   forecast: null,
-  forecastStamp: null
+  forecastStamp: null,
+  forecastCheckedAt: null
 })
 
 /** Trims a series to its last day with a value; null when it has none. */
@@ -91,7 +94,12 @@ const toHistory = (record: CellRecord): Option.Option<History> =>
 const toForecast = (record: CellRecord): Option.Option<Forecast> =>
   record.forecast === null || record.forecastStamp === null || record.timezone === null
     ? Option.none()
-    : Option.some({ timezone: record.timezone, series: record.forecast, stamp: record.forecastStamp })
+    : Option.some({
+        timezone: record.timezone,
+        series: record.forecast,
+        stamp: record.forecastStamp,
+        checkedAt: Math.max(record.forecastStamp, record.forecastCheckedAt ?? 0)
+      })
 
 export const make = (options: CellDataOptions) =>
   Effect.gen(function* () {
@@ -102,6 +110,7 @@ export const make = (options: CellDataOptions) =>
 
     // Decoded records, least recently used first (a Map keeps insertion order).
     const cache = new Map<string, CellRecord>()
+    // A hit moves a record to the most recently used end.
     const remember = (record: CellRecord) => {
       cache.delete(record.key)
       cache.set(record.key, record)
@@ -126,6 +135,25 @@ export const make = (options: CellDataOptions) =>
 
     const fresh = (at: number | null, now: number) => at !== null && now - at < HOUR_MS
 
+    /**
+     * Until when each Open-Meteo endpoint has asked to be left alone (a 429 or 503 with
+     * Retry-After). Its limits are per client, not per cell: meanwhile every call fails at once
+     * with what is left of the wait, and spends nothing.
+     */
+    const backoff = { archive: 0, forecast: 0 }
+    const upstream = <A>(kind: "archive" | "forecast", call: Effect.Effect<A, UpstreamError>) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        now < backoff[kind]
+          ? Effect.fail(new RateLimited({ source: kind, retryAfterSeconds: Math.ceil((backoff[kind] - now) / 1000) }))
+          : Effect.tapError(call, (error) =>
+              error._tag === "RateLimited"
+                ? Effect.map(Clock.currentTimeMillis, (at) => {
+                    backoff[kind] = Math.max(backoff[kind], at + error.retryAfterSeconds * 1000)
+                  })
+                : Effect.void
+            )
+      )
+
     const coldFetch = (cell: Cell) =>
       store.exclusive(
         cell.key,
@@ -139,8 +167,10 @@ export const make = (options: CellDataOptions) =>
           if (record.historyCheckedAt !== null && fresh(record.historyCheckedAt, now)) {
             return yield* new NoHistory({ cell: cell.key })
           }
-          const today = CivilDate.todayIn(now, "UTC")
-          const fetched = yield* source.archive(cell, options.historyStart, today)
+          // The cell's time zone comes with the answer: until then, no date that is still
+          // tomorrow somewhere.
+          const today = CivilDate.earliestToday(now)
+          const fetched = yield* upstream("archive", source.archive(cell, options.historyStart, today))
           const history = trimmed(fetched.series)
           yield* store.saveHistory(cell, { timezone: fetched.timezone, history, checkedAt: now })
           const saved = patch(record, { timezone: fetched.timezone, history, historyCheckedAt: now })
@@ -166,7 +196,7 @@ export const make = (options: CellDataOptions) =>
             patch(record, { historyCheckedAt: now })
             return newest
           }
-          return yield* source.archive(cell, newest.end + 1, today).pipe(
+          return yield* upstream("archive", source.archive(cell, newest.end + 1, today)).pipe(
             Effect.flatMap((tail) =>
               Effect.gen(function* () {
                 const merged = trimmed(DailySeries.merge(newest.series, tail.series)) ?? newest.series
@@ -195,7 +225,7 @@ export const make = (options: CellDataOptions) =>
     const cachedOr = <A, E>(key: string, pick: (record: CellRecord, now: number) => A | undefined, slow: Effect.Effect<A, E>) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const record = cache.get(key)
-        const held = record === undefined ? undefined : pick(record, now)
+        const held = record === undefined ? undefined : pick(remember(record), now)
         return held !== undefined ? Effect.succeed(held) : slow
       })
 
@@ -224,7 +254,7 @@ export const make = (options: CellDataOptions) =>
         cell.key,
         (record, now) => {
           const held = Option.getOrUndefined(toForecast(record))
-          return held !== undefined && fresh(held.stamp, now) ? held : undefined
+          return held !== undefined && fresh(held.checkedAt, now) ? held : undefined
         },
         forecastFromStore(cell)
       )
@@ -236,28 +266,39 @@ export const make = (options: CellDataOptions) =>
           const cached = yield* current(cell.key)
           const now = yield* Clock.currentTimeMillis
           const held = toForecast(cached)
-          if (Option.isSome(held) && fresh(held.value.stamp, now)) return held.value
+          if (Option.isSome(held) && fresh(held.value.checkedAt, now)) return held.value
           return yield* store.exclusive(
             cell.key,
             "forecast",
             Effect.gen(function* () {
               const record = yield* latest(cell.key)
               const last = toForecast(record)
-              if (Option.isSome(last) && fresh(last.value.stamp, now)) return last.value
-              return yield* source.forecast(cell).pipe(
+              if (Option.isSome(last) && fresh(last.value.checkedAt, now)) return last.value
+              return yield* upstream("forecast", source.forecast(cell)).pipe(
                 Effect.flatMap((fetched) =>
                   Effect.gen(function* () {
                     yield* store.saveForecast(cell, { timezone: fetched.timezone, forecast: fetched.series, stamp: now })
-                    patch(record, { timezone: record.timezone ?? fetched.timezone, forecast: fetched.series, forecastStamp: now })
-                    return { timezone: record.timezone ?? fetched.timezone, series: fetched.series, stamp: now }
+                    patch(record, {
+                      timezone: record.timezone ?? fetched.timezone,
+                      forecast: fetched.series,
+                      forecastStamp: now,
+                      forecastCheckedAt: now
+                    })
+                    return { timezone: record.timezone ?? fetched.timezone, series: fetched.series, stamp: now, checkedAt: now }
                   })
                 ),
-                // A failed refetch keeps the last forecast, stamp unchanged.
+                // A failed refetch keeps the last forecast, stamp unchanged; the attempt counts,
+                // so the upstream is asked at most hourly.
                 Effect.catchAll((error) =>
                   Option.match(last, {
                     onNone: () => Effect.fail(error),
                     onSome: (last) =>
-                      Effect.as(Effect.logWarning(`forecast refetch failed for ${cell.key}; keeping the last`, error), last)
+                      Effect.gen(function* () {
+                        yield* Effect.logWarning(`forecast refetch failed for ${cell.key}; keeping the last`, error)
+                        yield* store.markForecastChecked(cell, now)
+                        patch(record, { forecastCheckedAt: now })
+                        return { ...last, checkedAt: now }
+                      })
                   })
                 )
               )

@@ -18,6 +18,8 @@ export interface CellRecord {
   readonly forecast: DailySeries | null
   /** When `forecast` was fetched: the forecast stamp. */
   readonly forecastStamp: number | null
+  /** When the forecast was last fetched or tried (a failed refetch counts, as for the history). */
+  readonly forecastCheckedAt: number | null
 }
 
 export type ClaimKind = "history" | "forecast"
@@ -36,6 +38,8 @@ export class CellStore extends Context.Tag("@climate-grade/core/CellStore")<
       cell: Cell,
       value: { readonly timezone: string; readonly forecast: DailySeries; readonly stamp: number }
     ) => Effect.Effect<void>
+    /** A refetch was tried and failed: the held forecast and its stamp stay. */
+    readonly markForecastChecked: (cell: Cell, checkedAt: number) => Effect.Effect<void>
     readonly saveLabel: (cell: Cell, label: string) => Effect.Effect<void>
     /** Whether other processes may write this store (a PostgreSQL server); not for PGlite. */
     readonly shared: boolean
