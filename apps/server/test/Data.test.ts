@@ -154,17 +154,28 @@ for (const backend of backends) {
           const first = yield* get(url)
           const etag = first.headers.etag!
           const opaque = etag.slice(2)
+          // Each vector twice at a URL of its own (an ignored extra parameter): first answered by
+          // the app, then by the response index in front of it.
+          let probe = 0
+          const twice = (header: string, extra: Record<string, string> = {}) =>
+            Effect.gen(function* () {
+              const probed = `${url}&probe=${++probe}`
+              return [yield* get(probed, { "if-none-match": header, ...extra }), yield* get(probed, { "if-none-match": header, ...extra })]
+            })
           for (const header of [etag, opaque, `"nope", ${etag}`, `"a",\t${etag} , "b"`, `\t${etag}\t`, "*"]) {
-            const answer = yield* get(url, { "if-none-match": header, "accept-encoding": "gzip" })
-            expect([header, answer.status]).toEqual([header, 304])
-            expect(answer.body.length).toBe(0)
-            expect(answer.headers.etag).toBe(etag)
-            expect(answer.headers["cache-control"]).toBe("no-cache")
-            expect(answer.headers.vary).toBe("Accept-Encoding")
-            for (const absent of ["content-type", "content-encoding", "content-length"]) expect(answer.headers[absent]).toBeUndefined()
+            for (const answer of yield* twice(header, { "accept-encoding": "gzip" })) {
+              expect([header, answer.status]).toEqual([header, 304])
+              expect(answer.body.length).toBe(0)
+              expect(answer.headers.etag).toBe(etag)
+              expect(answer.headers["cache-control"]).toBe("no-cache")
+              expect(answer.headers.vary).toBe("Accept-Encoding")
+              for (const absent of ["content-type", "content-encoding", "content-length"]) expect(answer.headers[absent]).toBeUndefined()
+            }
           }
           for (const header of [opaque.slice(1, -1), `W/${opaque.slice(1, -1)}`, `"other"`, `${etag} junk`, ""]) {
-            expect([header, (yield* get(url, { "if-none-match": header })).status]).toEqual([header, 200])
+            for (const answer of yield* twice(header)) {
+              expect([header, answer.status, answer.headers.etag]).toEqual([header, 200, etag])
+            }
           }
         }))
 
@@ -176,17 +187,26 @@ for (const backend of backends) {
           const identity = yield* get(url)
           expect(identity.headers["content-encoding"]).toBeUndefined()
           expect(identity.body.length).toBeGreaterThan(1024)
-          for (const header of ["gzip", "x-gzip", "deflate, gzip;q=0.5", "*", "GZIP"]) {
-            const answer = yield* get(url, { "accept-encoding": header })
-            expect([header, answer.headers["content-encoding"]]).toEqual([header, "gzip"])
-            expect(gunzipSync(answer.body).equals(identity.body)).toBe(true)
-            expect(Number(answer.headers["content-length"])).toBe(answer.body.length)
-            expect(answer.headers.vary).toBe("Accept-Encoding")
+          // Each header twice at a URL of its own: first answered by the app, then by the response index.
+          let probe = 0
+          const twice = (header: string) =>
+            Effect.gen(function* () {
+              const probed = `${url}&probe=${++probe}`
+              return [yield* get(probed, { "accept-encoding": header }), yield* get(probed, { "accept-encoding": header })]
+            })
+          for (const header of ["gzip", "x-gzip", "deflate, gzip;q=0.5", "*", "GZIP", "gzip;q=0.001", "identity;q=0, gzip"]) {
+            for (const answer of yield* twice(header)) {
+              expect([header, answer.headers["content-encoding"]]).toEqual([header, "gzip"])
+              expect(gunzipSync(answer.body).equals(identity.body)).toBe(true)
+              expect(Number(answer.headers["content-length"])).toBe(answer.body.length)
+              expect(answer.headers.vary).toBe("Accept-Encoding")
+            }
           }
-          for (const header of ["gzip;q=0", "identity", "deflate", "*;q=0", "x-gzip;q=0, *"]) {
-            const answer = yield* get(url, { "accept-encoding": header })
-            expect([header, answer.headers["content-encoding"]]).toEqual([header, undefined])
-            expect(answer.body.equals(identity.body)).toBe(true)
+          for (const header of ["gzip;q=0", "identity", "deflate", "*;q=0", "x-gzip;q=0, *", "gzip;q=0, *", "identity;q=0"]) {
+            for (const answer of yield* twice(header)) {
+              expect([header, answer.headers["content-encoding"]]).toEqual([header, undefined])
+              expect(answer.body.equals(identity.body)).toBe(true)
+            }
           }
           // Under 1024 bytes nothing is compressed.
           const small = yield* get(server.url("/api/v2/health"), { "accept-encoding": "gzip" })
@@ -237,6 +257,10 @@ for (const backend of backends) {
           const capped = yield* calendar("&start=1990-01-01&end=2000-12-31")
           expect([capped.start, capped.end]).toEqual(["1999-01-01", "2000-12-31"])
           expect((yield* calendar("&end=2024-03-31&months=1")).start).toBe("2024-03-01")
+          // Every month count has a meaning: 0 is the end day alone, more than 24 is capped.
+          expect([(yield* calendar("&months=0")).start, (yield* calendar("&months=0")).end]).toEqual([end, end])
+          expect((yield* calendar("&end=2024-03-31&months=36")).start).toBe("2022-04-01")
+          expect((yield* calendar("&end=2024-02-29&months=12")).start).toBe("2023-03-01")
         }))
 
       it.effect("day: history, forecast, climatology alone; dates outside the range are 400", () =>
@@ -281,7 +305,11 @@ for (const backend of backends) {
             ["/api/v2/cell?lat=1&lon=181", /'lon'/],
             ["/api/v2/calendar?lat=1&lon=1&start=2024-02-30", /'start'/],
             ["/api/v2/calendar?lat=1&lon=1&end=2024-1-5", /'end'/],
-            ["/api/v2/calendar?lat=1&lon=1&months=0", /'months'/],
+            ["/api/v2/calendar?lat=1&lon=1&months=-1", /'months'/],
+            ["/api/v2/calendar?lat=1&lon=1&months=1.5", /'months'/],
+            ["/api/v2/grade?lat=1&lat=2&lon=1", /'lat' is given more than once/],
+            ["/api/v2/calendar?lat=1&lon=1&start=2020-01-01&start=2020-02-01", /'start' is given more than once/],
+            ["/api/v2/cell?lat=1&lon=1&prefetch=1&prefetch=1", /'prefetch' is given more than once/],
             ["/api/v2/day?lat=1&lon=1&date=2024-01-05T00:00:00Z", /'date'/],
             ["/api/v2/cell?lat=1&lon=1&prefetch=yes", /'prefetch'/]
           ]
@@ -351,6 +379,8 @@ for (const backend of backends) {
           const geocodes = up.geocoder.requests.length
           const none = yield* get(server.url(`/api/v2/cell?${q(cold, "&prefetch=1")}`))
           expect(none.status).toBe(204)
+          expect(none.body.length).toBe(0)
+          expect([none.headers["cache-control"], none.headers.vary]).toEqual(["no-cache", "Accept-Encoding"])
           expect(none.body.length).toBe(0)
           expect(count()).toBe(before)
           expect(up.geocoder.requests.length).toBe(geocodes)

@@ -3,7 +3,12 @@ import { Payloads } from "@climate-grade/core"
 import * as Schema from "effect/Schema"
 import { BadRequestSchema, NotFoundSchema, ServiceUnavailableSchema } from "./Errors.js"
 
-const param = (description: string) => Schema.optional(Schema.String.annotations({ description }))
+/**
+ * A query value as sent: a repeated parameter arrives as an array, which DataQuery refuses with a
+ * detail naming it (a schema refusal here would answer with the schema's own words).
+ */
+const param = (description: string) =>
+  Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ description }))
 const Where = { lat: param("latitude, -90..90"), lon: param("longitude, -180..180") }
 
 export class DataGroup extends HttpApiGroup.make("data")

@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { gzipBytes, precompressed } from "./Compression.js"
-import { CACHE_CONTROL, ifNoneMatchMatches, notModified, weakEtag } from "./ConditionalGet.js"
+import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY, weakEtag } from "./ConditionalGet.js"
 import * as DataQuery from "./DataQuery.js"
 import { BadRequest } from "./Errors.js"
 import { ResponseIndex } from "./ResponseIndex.js"
@@ -72,7 +72,7 @@ export const make = Effect.gen(function* () {
 
   const calendarRequest = (query: Query) =>
     Effect.map(
-      Effect.all([DataQuery.date(query, "start"), DataQuery.date(query, "end"), DataQuery.integer(query, "months", 1, 1200)]),
+      Effect.all([DataQuery.date(query, "start"), DataQuery.date(query, "end"), DataQuery.wholeNumber(query, "months", 1200)]),
       ([start, end, months]): DataViews.CalendarRequest => ({ start, end, months })
     )
 
@@ -85,7 +85,9 @@ export const make = Effect.gen(function* () {
       let plans: { grade: AnyPlan | null; forecast: AnyPlan | null; calendar: AnyPlan; day: AnyPlan }
       if (prefetch) {
         const held = yield* views.prefetch(cell)
-        if (Option.isNone(held)) return HttpServerResponse.empty({ status: 204 })
+        if (Option.isNone(held)) {
+          return HttpServerResponse.empty({ status: 204, headers: { "cache-control": CACHE_CONTROL, vary: VARY } })
+        }
         plans = { grade: null, forecast: null, ...held.value }
       } else {
         // All at once: the history, forecast and label they share are each fetched once (CellData's flights).

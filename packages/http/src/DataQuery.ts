@@ -49,15 +49,15 @@ export const date = (query: Query, name: string) =>
     })
   })
 
-/** An optional whole number in [min, max]. */
-export const integer = (query: Query, name: string, min: number, max: number) =>
+/**
+ * An optional whole number of at least 0. Values above `cap` are taken as `cap`: the range rules
+ * give every count a meaning (the calendar's span is capped at 24 months anyway).
+ */
+export const wholeNumber = (query: Query, name: string, cap: number) =>
   Effect.flatMap(single(query, name), (raw) => {
     if (raw === undefined) return Effect.succeed(Option.none<number>())
-    const value = Number(raw)
-    if (!/^\d+$/.test(raw) || value < min || value > max) {
-      return bad(`Query parameter '${name}' must be a whole number from ${min} to ${max}, got '${raw}'.`)
-    }
-    return Effect.succeed(Option.some(value))
+    if (!/^\d+$/.test(raw)) return bad(`Query parameter '${name}' must be a whole number (0 or more), got '${raw}'.`)
+    return Effect.succeed(Option.some(Math.min(Number(raw), cap)))
   })
 
 /** `prefetch`: absent, or `1` for warm-only mode. */

@@ -41,9 +41,11 @@ describe("DataQuery", () => {
   })
 
   it("months and prefetch", () => {
-    expect(Effect.runSync(DataQuery.integer({ months: "24" }, "months", 1, 1200))).toEqual(Option.some(24))
-    for (const bad of ["0", "-1", "1.5", "abc", "1201"]) {
-      expect(detail(DataQuery.integer({ months: bad }, "months", 1, 1200))).toMatch(/'months' must be a whole number/)
+    expect(Effect.runSync(DataQuery.wholeNumber({ months: "24" }, "months", 1200))).toEqual(Option.some(24))
+    expect(Effect.runSync(DataQuery.wholeNumber({ months: "0" }, "months", 1200))).toEqual(Option.some(0))
+    expect(Effect.runSync(DataQuery.wholeNumber({ months: "99999999999999999999" }, "months", 1200))).toEqual(Option.some(1200))
+    for (const bad of ["-1", "1.5", "abc", "", "+5", "1e3"]) {
+      expect(detail(DataQuery.wholeNumber({ months: bad }, "months", 1200))).toMatch(/'months' must be a whole number/)
     }
     expect(Effect.runSync(DataQuery.prefetch({}))).toBe(false)
     expect(Effect.runSync(DataQuery.prefetch({ prefetch: "1" }))).toBe(true)
