@@ -23,6 +23,9 @@ interface DaySample {
   readonly byYear: Float64Array
 }
 
+/** Days before the first of each month in a common year. */
+const MONTH_OFFSET = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334] as const
+
 const MAX_COUNTING_RANGE = 8192
 const counts = new Int32Array(MAX_COUNTING_RANGE + 1)
 
@@ -69,8 +72,7 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
   const variableIndex = { tmax: 0, tmin: 1, precip: 2 } as const
   // Epoch day of each year's 1 January, so a window's centre is an addition, not a date conversion.
   const yearStart = Int32Array.from({ length: years + 1 }, (_, y) => CivilDate.fromYmd({ year: firstYear + y, month: 1, day: 1 }))
-  const monthOffset = (month: number, leap: boolean) =>
-    [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334][month - 1]! + (leap && month > 2 ? 1 : 0)
+  const monthOffset = (month: number, leap: boolean) => MONTH_OFFSET[month - 1]! + (leap && month > 2 ? 1 : 0)
 
   const daySample = (variable: Variable, month: number, day: number): DaySample => {
     const key = variableIndex[variable] * 416 + month * 32 + day
