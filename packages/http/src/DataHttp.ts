@@ -24,6 +24,7 @@ import { ResponseIndex } from "./ResponseIndex.js"
 import * as UpstreamErrors from "./UpstreamErrors.js"
 
 const encoder = new TextEncoder()
+const decoder = new TextDecoder()
 
 type Query = DataQuery.Query
 
@@ -43,16 +44,22 @@ export const make = Effect.gen(function* () {
       )
     )
 
-  /** The stored bytes while the token holds, else built now (and stored when allowed). */
-  const bytesOf = <A>(plan: DataViews.Plan<A>) =>
+  /** What is stored under the plan's key, if its token still holds. */
+  const validStored = <A>(plan: DataViews.Plan<A>) =>
+    Effect.map(store.get(plan.key), Option.filter((stored) => stored.token === plan.token))
+
+  /** Built now, and stored (in the background) when allowed. */
+  const built = <A>(plan: DataViews.Plan<A>) =>
     Effect.gen(function* () {
-      const stored = yield* store.get(plan.key)
-      if (Option.isSome(stored) && stored.value.token === plan.token) return stored.value
       const json = encoder.encode(JSON.stringify(yield* plan.build))
       const payload: StoredPayload = { token: plan.token, json, gzip: yield* gzipBytes(json) }
       if (plan.storable) yield* keep(plan.key, payload)
       return payload
     })
+
+  /** The stored bytes while the token holds, else built now. */
+  const bytesOf = <A>(plan: DataViews.Plan<A>) =>
+    Effect.flatMap(validStored(plan), Option.match({ onNone: () => built(plan), onSome: Effect.succeed }))
 
   /** The answer, remembered in the response index for as long as its ETag cannot change. */
   const respond = (etag: string, validUntil: number, body: Effect.Effect<StoredPayload>) =>
@@ -112,13 +119,21 @@ export const make = Effect.gen(function* () {
         etag,
         validUntil,
         Effect.gen(function* () {
-          const stored = yield* store.get(key)
+          // Every read first, together: on PGlite's one connection a read issued after a
+          // slice's background write would wait for it.
+          const [stored, ...storedSlices] = yield* Effect.all(
+            [store.get(key), ...order.map((p) => (p === null ? Effect.succeedNone : validStored(p)))],
+            { concurrency: "unbounded" }
+          )
           if (Option.isSome(stored) && stored.value.token === token) return stored.value
-          const slice = (p: AnyPlan | null) =>
+          const slice = (p: AnyPlan | null, held: Option.Option<StoredPayload>) =>
             p === null
               ? Effect.succeed("null")
-              : Effect.map(bytesOf(p), (b) => `{"etag":${JSON.stringify(p.etag)},"data":${new TextDecoder().decode(b.json)}}`)
-          const [g, f, c, d] = yield* Effect.all(order.map(slice))
+              : Effect.map(
+                  Option.match(held, { onNone: () => built(p), onSome: Effect.succeed }),
+                  (b) => `{"etag":${JSON.stringify(p.etag)},"data":${decoder.decode(b.json)}}`
+                )
+          const [g, f, c, d] = yield* Effect.all(order.map((p, i) => slice(p, storedSlices[i]!)))
           const json = encoder.encode(
             `{"v":${FreshnessToken.PAYLOAD_VER.bundle},"cell":${JSON.stringify(plans.calendar.cell)},"grade":${g},"forecast":${f},"calendar":${c},"day":${d}}`
           )

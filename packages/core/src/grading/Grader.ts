@@ -16,12 +16,8 @@ export const MIN_SAMPLE = 30
 
 const SPAN = 2 * WINDOW + 1
 
-interface DaySample {
-  /** Every year's window values, ascending. */
-  readonly sorted: Float64Array
-  /** Year index × SPAN: that year's window values, NaN-padded. */
-  readonly byYear: Float64Array
-}
+/** A calendar day's sample over every year of the record: each year's window values, ascending. */
+type DaySample = Float64Array
 
 /** Days before the first of each month in a common year. */
 const MONTH_OFFSET = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334] as const
@@ -33,21 +29,30 @@ const counts = new Int32Array(MAX_COUNTING_RANGE + 1)
  * Sorts a sample in place. Upstream values are whole tenths in a narrow range for one calendar
  * day, so a counting sort over tenths is linear; anything else takes the ordinary sort.
  */
-const sortSample = (values: Float64Array): Float64Array => {
+const sortSample = (values: Float64Array, tenths: Int32Array): Float64Array => {
+  const n = values.length
   let lo = Infinity
   let hi = -Infinity
-  for (let i = 0; i < values.length; i++) {
-    const t = Math.round(values[i]! * 10)
-    if (t / 10 !== values[i]) return values.sort()
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!
+    const t = Math.round(v * 10)
+    if (t / 10 !== v) return values.sort()
+    tenths[i] = t
     if (t < lo) lo = t
     if (t > hi) hi = t
   }
-  if (values.length === 0 || hi - lo > MAX_COUNTING_RANGE) return values.sort()
-  counts.fill(0, 0, hi - lo + 1)
-  for (let i = 0; i < values.length; i++) counts[Math.round(values[i]! * 10) - lo]!++
+  // A wide, sparse range (a few large rain totals) sorts faster by comparison.
+  const range = hi - lo
+  if (n === 0 || range > MAX_COUNTING_RANGE || range > 16 * n) return values.sort()
+  counts.fill(0, 0, range + 1)
+  for (let i = 0; i < n; i++) counts[tenths[i]! - lo]!++
   let at = 0
-  for (let t = 0; t <= hi - lo; t++) {
-    for (let c = counts[t]!; c > 0; c--) values[at++] = (t + lo) / 10
+  for (let t = 0; t <= range; t++) {
+    const c = counts[t]!
+    if (c === 0) continue
+    // t / 10 of a value that passed the check above is that very value.
+    const v = (t + lo) / 10
+    for (let k = 0; k < c; k++) values[at++] = v
   }
   return values
 }
@@ -74,43 +79,48 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
   const yearStart = Int32Array.from({ length: years + 1 }, (_, y) => CivilDate.fromYmd({ year: firstYear + y, month: 1, day: 1 }))
   const monthOffset = (month: number, leap: boolean) => MONTH_OFFSET[month - 1]! + (leap && month > 2 ? 1 : 0)
 
+  /** The record index of the first day of year index `y`'s window for a month and day. */
+  const windowStart = (y: number, month: number, day: number) => {
+    const leap = yearStart[y + 1]! - yearStart[y]! === 366
+    // Feb 29 → Feb 28 in a common year (the rule of Sample.centre).
+    const centre = yearStart[y]! + monthOffset(month, leap) + (month === 2 && day === 29 && !leap ? 27 : day - 1)
+    return centre - WINDOW - record.start
+  }
+
+  // Grading is synchronous, so one scratch buffer gathers every sample before it is sorted and kept.
+  const scratch = new Float64Array(years * SPAN)
+  const scratchTenths = new Int32Array(years * SPAN)
   const daySample = (variable: Variable, month: number, day: number): DaySample => {
     const key = variableIndex[variable] * 416 + month * 32 + day
     const hit = cache[key]
     if (hit !== undefined) return hit
     const values = record[variable]
-    const byYear = new Float64Array(years * SPAN).fill(Number.NaN)
-    const all = new Float64Array(years * SPAN)
     let count = 0
-    const leapDay = month === 2 && day === 29
     for (let y = 0; y < years; y++) {
-      const leap = yearStart[y + 1]! - yearStart[y]! === 366
-      // Feb 29 → Feb 28 in a common year (the rule of Sample.centre).
-      const c = yearStart[y]! + monthOffset(month, leap) + (leapDay && !leap ? 27 : day - 1)
-      for (let k = 0; k < SPAN; k++) {
-        const i = c - WINDOW + k - record.start
-        if (i < 0 || i >= length) continue
+      const first = windowStart(y, month, day)
+      const to = Math.min(first + SPAN, length)
+      for (let i = Math.max(first, 0); i < to; i++) {
         const v = values[i]!
-        if (Number.isNaN(v)) continue
-        byYear[y * SPAN + k] = v
-        all[count++] = v
+        if (!Number.isNaN(v)) scratch[count++] = v
       }
     }
-    const built = { sorted: sortSample(all.subarray(0, count)), byYear }
+    const built = sortSample(scratch.slice(0, count), scratchTenths)
     cache[key] = built
     return built
   }
 
   // The target year's own window values, which its sample leaves out: at most SPAN of them,
-  // kept in a scratch buffer (grading is synchronous, so one buffer serves every call).
+  // read from the record into a scratch buffer.
   const own = new Float64Array(SPAN)
   const taken = new Uint8Array(SPAN)
-  const ownValues = (s: DaySample, year: number): number => {
+  const ownValues = (variable: Variable, month: number, day: number, year: number): number => {
     const y = year - firstYear
     if (y < 0 || y >= years) return 0
+    const values = record[variable]
+    const first = windowStart(y, month, day)
     let count = 0
-    for (let k = 0; k < SPAN; k++) {
-      const v = s.byYear[y * SPAN + k]!
+    for (let i = Math.max(first, 0); i < Math.min(first + SPAN, length); i++) {
+      const v = values[i]!
       if (!Number.isNaN(v)) own[count++] = v
     }
     return count
@@ -135,14 +145,14 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
 
   const grade = (variable: Variable, date: CivilDate.EpochDay, x: number): Grade => {
     const { day, month, year } = CivilDate.toYmd(date)
-    const s = daySample(variable, month, day)
-    const count = ownValues(s, year)
-    const n = s.sorted.length - count
+    const sorted = daySample(variable, month, day)
+    const count = ownValues(variable, month, day, year)
+    const n = sorted.length - count
     const unit = unitOf(variable)
     if (Number.isNaN(x)) return { value: null, unit, percentile: null, label: null, n }
     if (n < minSample || n === 0) return { value: round(x, 2), unit, percentile: null, label: null, n }
-    let less = lowerBound(s.sorted, x)
-    let equal = upperBound(s.sorted, x) - less
+    let less = lowerBound(sorted, x)
+    let equal = upperBound(sorted, x) - less
     for (let j = 0; j < count; j++) {
       if (own[j]! < x) less--
       else if (own[j] === x) equal--
@@ -152,7 +162,7 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
       value: round(x, 2),
       unit,
       percentile: round(p, 1),
-      label: label(x, p, extreme(s.sorted, count, 1), extreme(s.sorted, count, -1)),
+      label: label(x, p, extreme(sorted, count, 1), extreme(sorted, count, -1)),
       n
     }
   }
