@@ -2,7 +2,7 @@
  * Sign-in, linking and unlinking end to end over real HTTP on loopback: the service, a
  * Discord-like `chat` provider and panva's oidc-provider as `idp`, on PGlite and PostgreSQL.
  */
-import { createHmac } from "node:crypto"
+import { createHash, createHmac } from "node:crypto"
 import { type IncomingHttpHeaders, request } from "node:http"
 import { connect } from "node:net"
 import { SqlClient } from "@effect/sql"
@@ -671,6 +671,72 @@ for (const backend of backends) {
           )
         }))
 
+      it.effect("states through real HTTP: expired (601 s), a broken MAC, a link callback without a session are errors; 590 s is accepted", () =>
+        Effect.gen(function* () {
+          const f = yield* fixture
+          const now = Math.floor(Date.now() / 1000)
+          /** A state as the service mints it, for the binding cookie `cookie`, `age` seconds old. */
+          const mint = (claims: Record<string, unknown>, cookie: string, age: number) => {
+            const n = createHash("sha256").update(cookie).digest("hex").slice(0, 32)
+            const payload = Buffer.from(JSON.stringify({ ...claims, t: now - age, n })).toString("base64url")
+            return `${payload}.${createHmac("sha256", AUTH_SECRET).update(payload).digest("hex").slice(0, 32)}`
+          }
+          /** Through the chat provider with a state of the test's own, back to the account redirect. */
+          const finish = (browser: Browser, state: string, profile: FakeChatProvider.ChatProfile) =>
+            promise(async () => {
+              f.chat.profile = profile
+              const authorize = new URL(f.chat.authorizeUrl)
+              authorize.search = new URLSearchParams({
+                client_id: f.chat.clientId,
+                redirect_uri: `${f.server.origin}/api/v2/chat/link/callback`,
+                response_type: "code",
+                state
+              }).toString()
+              return (await browser.follow(authorize.href, { stop: (u) => u.pathname.endsWith("/alerts") })).url
+            })
+          const bound = () => {
+            const browser = new Browser()
+            browser.setCookie(f.server.origin, "oauth_tx_chat", "a-binding-cookie", "/api/v2")
+            return browser
+          }
+          const subject = f.unique("age")
+          const profile = { id: subject, email: `${subject}@example.org`, verified: true }
+          const login = { u: "", p: "login", pr: "chat" }
+          expectStatus(yield* finish(bound(), mint(login, "a-binding-cookie", 601), profile), "chat", "error")
+          // The exact 600/601 boundary is checked under TestClock (SignedState.test); here the
+          // wall clock runs on while the request travels, so the accepted state keeps a margin.
+          const good = mint(login, "a-binding-cookie", 590)
+          const broken = `${good.slice(0, -1)}${good.endsWith("0") ? "1" : "0"}`
+          expectStatus(yield* finish(bound(), broken, profile), "chat", "error")
+          expectStatus(yield* finish(bound(), good, profile), "chat", "created")
+
+          // A link state for a real user, finished in a browser with the binding but no session.
+          const user = yield* f.localUser(`${f.unique("nosession")}@example.org`)
+          const link = mint({ u: user.id, p: "link", pr: "chat" }, "a-binding-cookie", 5)
+          expectStatus(yield* finish(bound(), link, { id: f.unique("c") }), "chat", "error")
+        }))
+
+      it.effect("an inactive user's session is no session: 401 where one is needed, a login elsewhere", () =>
+        Effect.gen(function* () {
+          const f = yield* fixture
+          const user = yield* f.localUser(`${f.unique("off")}@example.org`)
+          const browser = yield* f.browserFor(user)
+          yield* f.sql`update users set is_active = false where id = ${user.id}`
+          for (const [method, path] of [
+            ["GET", "/api/v2/oauth/chat/link/start"],
+            ["GET", "/api/v2/chat/link/start"],
+            ["POST", "/api/v2/oauth/idp/unlink"],
+            ["POST", "/api/v2/chat/dm"],
+            ["GET", "/api/v2/users/me"]
+          ] as const) {
+            const response = yield* promise(() => browser.fetch(f.server.url(path), { method }))
+            expect([path, response.status]).toEqual([path, 401])
+            expect(yield* promise(() => response.json())).toEqual({ detail: "Unauthorized" })
+          }
+          const start = yield* promise(() => browser.fetch(f.server.url("/api/v2/oauth/chat/login/start")))
+          expect(new URL(start.headers.get("location")!).searchParams.get("scope")).toBe("identify email")
+        }))
+
       it.effect("no secret appears in any response: client secrets, AUTH_SECRET, provider access tokens", () =>
         Effect.gen(function* () {
           const f = yield* fixture
@@ -775,6 +841,50 @@ describe("log lines", () => {
         const secrets = [f.chat.clientSecret, f.idp.clientSecret, AUTH_SECRET, session, ...f.chat.accessTokens]
         expect(logs.some((line) => line.includes("exchange failed"))).toBe(true)
         for (const secret of secrets) for (const line of logs) expect(line).not.toContain(secret)
+      }))
+  })
+})
+
+describe("chat not configured: every chat start and callback route, legacy aliases too, is unavailable", () => {
+  const pglite = backends.find((b) => b.name === "pglite")!
+  layer(world(pglite, { CHAT_CLIENT_ID: "" }), { timeout: 120_000 })((it) => {
+    it.effect("unavailable on start and callback; unlink and the DM switch still answer", () =>
+      Effect.gen(function* () {
+        const { server, users, hasher, sessions } = yield* Effect.all({
+          server: TestServer,
+          users: Users,
+          hasher: PasswordHasher,
+          sessions: Sessions
+        })
+        const user = yield* users.create({
+          email: "nochat@example.org",
+          hashedPassword: yield* hasher.hash("x"),
+          isActive: true,
+          isSuperuser: false,
+          isVerified: true,
+          oauthOnly: false
+        })
+        const { token } = yield* sessions.issue(user.id)
+        const send = (path: string, method = "GET") =>
+          promise(() => fetch(server.url(path), { method, redirect: "manual", headers: { cookie: `session=${token}` } }))
+        for (const path of [
+          "/api/v2/oauth/chat/login/start",
+          "/api/v2/oauth/chat/link/start",
+          "/api/v2/oauth/chat/callback?code=x&state=y",
+          "/api/v2/chat/login/start",
+          "/api/v2/chat/link/start",
+          "/api/v2/chat/link/callback?code=x&state=y",
+          "/api/v2/chat/link/callback"
+        ]) {
+          const response = yield* send(path)
+          expect([path, response.status]).toEqual([path, 303])
+          expectStatus(response.headers.get("location")!, "chat", "unavailable")
+        }
+        // The provider needs no configuration to be unlinked; without a link, DMs cannot be switched.
+        expect((yield* send("/api/v2/chat/unlink", "POST")).status).toBe(204)
+        const dm = yield* send("/api/v2/chat/dm", "POST")
+        expect(dm.status).toBe(409)
+        expect(((yield* promise(() => dm.json())) as { detail: string }).detail).toMatch(/ChatApp/)
       }))
   })
 })
