@@ -94,9 +94,12 @@ const fixture = Effect.gen(function* () {
       })
     })
 
+  /** A session token of `user`'s, issued directly. */
+  const tokenFor = (user: User) => Effect.map(sessions.issue(user.id), ({ token }) => token)
+
   /** A browser signed in as `user` (the session cookie set directly). */
   const browserFor = (user: User) =>
-    Effect.map(sessions.issue(user.id), ({ token }) => {
+    Effect.map(tokenFor(user), (token) => {
       const browser = new Browser()
       browser.setCookie(server.origin, "session", token)
       return browser
@@ -130,7 +133,7 @@ const fixture = Effect.gen(function* () {
   const auditRecords = (userId: string) =>
     sql<{ activity: string; data: unknown }>`select activity, data from audit_log where data->>'user_id' = ${userId}`
 
-  return { server, chat, idp, users, sql, unique, localUser, browserFor, viaChat, viaIdp, me, auditRecords }
+  return { server, chat, idp, users, sql, unique, localUser, tokenFor, browserFor, viaChat, viaIdp, me, auditRecords }
 })
 
 const expectStatus = (final: string | undefined, provider: "chat" | "idp", status: string, basePath = "") => {
@@ -584,7 +587,7 @@ for (const backend of backends) {
         Effect.gen(function* () {
           const f = yield* fixture
           const user = yield* f.localUser(`${f.unique("bearer")}@example.org`)
-          const token = (yield* f.browserFor(user)).cookie(f.server.origin, "session")!
+          const token = yield* f.tokenFor(user)
           const headers = { cookie: "session=stale", authorization: `Bearer ${token}` }
           const send = (path: string, method = "GET") =>
             promise(() => fetch(f.server.url(path), { method, headers, redirect: "manual" }))
@@ -771,12 +774,8 @@ describe("a deployment under BASE_PATH with PUBLIC_ORIGIN and idp not configured
   })((it) => {
     it.effect("redirects carry the base path; redirect_uri comes from PUBLIC_ORIGIN; idp is unavailable everywhere", () =>
       Effect.gen(function* () {
-        const { server, users, hasher, sessions } = yield* Effect.all({
-          server: TestServer,
-          users: Users,
-          hasher: PasswordHasher,
-          sessions: Sessions
-        })
+        const f = yield* fixture
+        const server = f.server
         const get = (path: string, headers: Record<string, string> = {}) =>
           promise(() => fetch(server.url(path), { redirect: "manual", headers }))
         const start = yield* rawGet(server.url("/grades/api/v2/oauth/chat/login/start"), { host: "evil.example" })
@@ -791,15 +790,7 @@ describe("a deployment under BASE_PATH with PUBLIC_ORIGIN and idp not configured
             { name: "idp", label: "Example ID", enabled: false }
           ]
         })
-        const user = yield* users.create({
-          email: "based@example.org",
-          hashedPassword: yield* hasher.hash("x"),
-          isActive: true,
-          isSuperuser: false,
-          isVerified: true,
-          oauthOnly: false
-        })
-        const { token } = yield* sessions.issue(user.id)
+        const token = yield* f.tokenFor(yield* f.localUser("based@example.org"))
         for (const path of ["/grades/api/v2/oauth/idp/login/start", "/grades/api/v2/oauth/idp/callback?code=x&state=y"]) {
           expectStatus((yield* get(path)).headers.get("location")!, "idp", "unavailable", "/grades")
         }
@@ -850,21 +841,9 @@ describe("chat not configured: every chat start and callback route, legacy alias
   layer(world(pglite, { CHAT_CLIENT_ID: "" }), { timeout: 120_000 })((it) => {
     it.effect("unavailable on start and callback; unlink and the DM switch still answer", () =>
       Effect.gen(function* () {
-        const { server, users, hasher, sessions } = yield* Effect.all({
-          server: TestServer,
-          users: Users,
-          hasher: PasswordHasher,
-          sessions: Sessions
-        })
-        const user = yield* users.create({
-          email: "nochat@example.org",
-          hashedPassword: yield* hasher.hash("x"),
-          isActive: true,
-          isSuperuser: false,
-          isVerified: true,
-          oauthOnly: false
-        })
-        const { token } = yield* sessions.issue(user.id)
+        const f = yield* fixture
+        const server = f.server
+        const token = yield* f.tokenFor(yield* f.localUser("nochat@example.org"))
         const send = (path: string, method = "GET") =>
           promise(() => fetch(server.url(path), { method, redirect: "manual", headers: { cookie: `session=${token}` } }))
         for (const path of [
