@@ -173,14 +173,45 @@ for (const backend of backends) {
           const routes = Object.entries(document.paths).flatMap(([path, item]) =>
             Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`)
           )
-          expect(routes).toEqual(
-            expect.arrayContaining([
+          expect(routes.sort()).toEqual(
+            [
               "GET /api/v2/health",
               "POST /api/v2/auth/login",
               "POST /api/v2/auth/logout",
-              "GET /api/v2/users/me"
-            ])
+              "GET /api/v2/users/me",
+              "GET /api/v2/oauth/config",
+              "GET /api/v2/oauth/{provider}/link/start",
+              "GET /api/v2/oauth/{provider}/login/start",
+              "GET /api/v2/oauth/{provider}/callback",
+              "POST /api/v2/oauth/{provider}/unlink",
+              "GET /api/v2/chat/link/start",
+              "GET /api/v2/chat/login/start",
+              "GET /api/v2/chat/link/callback",
+              "POST /api/v2/chat/unlink",
+              "POST /api/v2/chat/dm",
+              "GET /api/v2/grade",
+              "GET /api/v2/forecast",
+              "GET /api/v2/calendar",
+              "GET /api/v2/day",
+              "GET /api/v2/cell"
+            ].sort()
           )
+        }))
+
+      it.effect("the docs page and the OpenAPI document revalidate: no-cache, a weak ETag, an empty 304 on a match", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          for (const path of ["/api/v2/docs", "/api/v2/openapi.json"]) {
+            const first = yield* http(server.url(path))
+            const etag = first.headers.get("etag")
+            expect([path, etag]).toEqual([path, expect.stringMatching(/^W\/"[0-9a-f]{32}"$/)])
+            expect(first.headers.get("cache-control")).toBe("no-cache")
+            const again = yield* http(server.url(path), { headers: { "if-none-match": etag!, "accept-encoding": "gzip" } })
+            expect([path, again.status]).toEqual([path, 304])
+            expect(yield* Effect.promise(() => again.text())).toBe("")
+            expect(again.headers.get("etag")).toBe(etag)
+            expect((yield* http(server.url(path), { headers: { "if-none-match": '"other"' } })).status).toBe(200)
+          }
         }))
 
       it.effect("the docs page is self-contained: no script, style or font from another host", () =>

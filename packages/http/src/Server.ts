@@ -11,6 +11,7 @@ import * as DataHttp from "./DataHttp.js"
 import { HttpSettings } from "./HttpSettings.js"
 import * as ResponseIndex from "./ResponseIndex.js"
 import * as OAuthHttp from "./OAuthHttp.js"
+import * as Pages from "./Pages.js"
 import * as SystemHttp from "./SystemHttp.js"
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -32,7 +33,9 @@ export interface ServeOptions {
  */
 export const serve = (options: ServeOptions) =>
   HttpApiBuilder.httpApp.pipe(
-    Effect.map((app) => HttpServer.serve(app.pipe(normalizeErrors, Compression.middleware, mountAt(options.basePath)))),
+    Effect.map((app) =>
+      HttpServer.serve(app.pipe(normalizeErrors, Pages.middleware, Compression.middleware, mountAt(options.basePath)))
+    ),
     Layer.unwrapEffect,
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
     Layer.provide(HttpApiScalar.layer({ path: `${API_PREFIX}/docs`, scalar: { withDefaultFonts: false } })),
