@@ -767,9 +767,8 @@ for (const backend of backends) {
   })
 }
 
-describe("a deployment under BASE_PATH with PUBLIC_ORIGIN and idp not configured", () => {
-  const pglite = backends.find((b) => b.name === "pglite")!
-  layer(world(pglite, { BASE_PATH: "/grades", PUBLIC_ORIGIN: "https://grades.example.org", IDP_CLIENT_SECRET: " " }), {
+for (const backend of backends) describe(`a deployment under BASE_PATH with PUBLIC_ORIGIN and idp not configured, on ${backend.name}`, () => {
+  layer(world(backend, { BASE_PATH: "/grades", PUBLIC_ORIGIN: "https://grades.example.org", IDP_CLIENT_SECRET: " " }), {
     timeout: 120_000
   })((it) => {
     it.effect("redirects carry the base path; redirect_uri comes from PUBLIC_ORIGIN; idp is unavailable everywhere", () =>
@@ -836,9 +835,8 @@ describe("log lines", () => {
   })
 })
 
-describe("chat not configured: every chat start and callback route, legacy aliases too, is unavailable", () => {
-  const pglite = backends.find((b) => b.name === "pglite")!
-  layer(world(pglite, { CHAT_CLIENT_ID: "" }), { timeout: 120_000 })((it) => {
+for (const backend of backends) describe(`chat not configured: every chat start and callback route, legacy aliases too, is unavailable, on ${backend.name}`, () => {
+  layer(world(backend, { CHAT_CLIENT_ID: "" }), { timeout: 120_000 })((it) => {
     it.effect("unavailable on start and callback; unlink and the DM switch still answer", () =>
       Effect.gen(function* () {
         const f = yield* fixture
