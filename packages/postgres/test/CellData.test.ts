@@ -111,6 +111,16 @@ for (const backend of backends) {
           expect(Array.from(loaded.series.tmax)).toEqual(Array.from(results[0]!.series.tmax))
         }))
 
+      it.effect("the first fetch ends at the earliest date on Earth, never a date that is tomorrow somewhere", () =>
+        Effect.gen(function* () {
+          // 05:00 UTC: 22 November in UTC and east of it, still 21 November at UTC−12.
+          yield* TestClock.setTime(Date.parse("2026-11-22T05:00:00Z"))
+          const upstream = makeUpstream()
+          const data = yield* cellData(upstream)
+          yield* data.history(Cell.fromCoordinates(20.5, -160.2))
+          expect(upstream.calls.archive).toEqual([["1940-01-01", "2026-11-21"]])
+        }))
+
       it.effect("the tail is topped up at most hourly; a failed top-up serves what is held", () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(NOW)
