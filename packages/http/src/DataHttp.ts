@@ -9,6 +9,7 @@ import {
   DataViews,
   FreshnessToken,
   type NoHistory,
+  type PayloadKey,
   PayloadStore,
   type StoredPayload,
   type UpstreamError
@@ -37,16 +38,16 @@ export const make = Effect.gen(function* () {
    * Stores a payload without holding the answer for the write: the table is a cache of what can
    * be rebuilt, so a failed write costs a rebuild later, never a failed request.
    */
-  const keep = (key: Parameters<typeof store.put>[0], payload: StoredPayload) =>
+  const keep = (key: PayloadKey, payload: StoredPayload) =>
     Effect.asVoid(
       Effect.forkDaemon(
         store.put(key, payload).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not store a payload", cause)))
       )
     )
 
-  /** What is stored under the plan's key, if its token still holds. */
-  const validStored = <A>(plan: DataViews.Plan<A>) =>
-    Effect.map(store.get(plan.key), Option.filter((stored) => stored.token === plan.token))
+  /** What is stored under `key`, if its token is still `token`. */
+  const validStored = (key: PayloadKey, token: string) =>
+    Effect.map(store.get(key), Option.filter((stored) => stored.token === token))
 
   /** Built now, and stored (in the background) when allowed. */
   const built = <A>(plan: DataViews.Plan<A>) =>
@@ -59,7 +60,7 @@ export const make = Effect.gen(function* () {
 
   /** The stored bytes while the token holds, else built now. */
   const bytesOf = <A>(plan: DataViews.Plan<A>) =>
-    Effect.flatMap(validStored(plan), Option.match({ onNone: () => built(plan), onSome: Effect.succeed }))
+    Effect.flatMap(validStored(plan.key, plan.token), Option.match({ onNone: () => built(plan), onSome: Effect.succeed }))
 
   /** The answer, remembered in the response index for as long as its ETag cannot change. */
   const respond = (etag: string, validUntil: number, body: Effect.Effect<StoredPayload>) =>
@@ -122,10 +123,10 @@ export const make = Effect.gen(function* () {
           // Every read first, together: on PGlite's one connection a read issued after a
           // slice's background write would wait for it.
           const [stored, ...storedSlices] = yield* Effect.all(
-            [store.get(key), ...order.map((p) => (p === null ? Effect.succeedNone : validStored(p)))],
+            [validStored(key, token), ...order.map((p) => (p === null ? Effect.succeedNone : validStored(p.key, p.token)))],
             { concurrency: "unbounded" }
           )
-          if (Option.isSome(stored) && stored.value.token === token) return stored.value
+          if (Option.isSome(stored)) return stored.value
           const slice = (p: AnyPlan | null, held: Option.Option<StoredPayload>) =>
             p === null
               ? Effect.succeed("null")
