@@ -58,9 +58,13 @@ export const make = Effect.gen(function* () {
       return payload
     })
 
+  /** What was found stored and still valid, else the payload built now. */
+  const heldOrBuilt = <A>(plan: DataViews.Plan<A>, held: Option.Option<StoredPayload>) =>
+    Option.match(held, { onNone: () => built(plan), onSome: Effect.succeed })
+
   /** The stored bytes while the token holds, else built now. */
   const bytesOf = <A>(plan: DataViews.Plan<A>) =>
-    Effect.flatMap(validStored(plan.key, plan.token), Option.match({ onNone: () => built(plan), onSome: Effect.succeed }))
+    Effect.flatMap(validStored(plan.key, plan.token), (held) => heldOrBuilt(plan, held))
 
   /** The answer, remembered in the response index for as long as its ETag cannot change. */
   const respond = (etag: string, validUntil: number, body: Effect.Effect<StoredPayload>) =>
@@ -130,10 +134,7 @@ export const make = Effect.gen(function* () {
           const slice = (p: AnyPlan | null, held: Option.Option<StoredPayload>) =>
             p === null
               ? Effect.succeed("null")
-              : Effect.map(
-                  Option.match(held, { onNone: () => built(p), onSome: Effect.succeed }),
-                  (b) => `{"etag":${JSON.stringify(p.etag)},"data":${decoder.decode(b.json)}}`
-                )
+              : Effect.map(heldOrBuilt(p, held), (b) => `{"etag":${JSON.stringify(p.etag)},"data":${decoder.decode(b.json)}}`)
           const [g, f, c, d] = yield* Effect.all(order.map((p, i) => slice(p, storedSlices[i]!)))
           const json = encoder.encode(
             `{"v":${FreshnessToken.PAYLOAD_VER.bundle},"cell":${JSON.stringify(plans.calendar.cell)},"grade":${g},"forecast":${f},"calendar":${c},"day":${d}}`
