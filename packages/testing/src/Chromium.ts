@@ -1,0 +1,97 @@
+/**
+ * A real browser for page tests: Debian's Chromium (`/usr/bin/chromium`, installed by `.ci/run`)
+ * driven by `playwright-core`, which downloads no browser of its own. One browser per test file
+ * (launching costs ~0.5 s; a fresh context per test keeps tests apart), closed with the file.
+ *
+ * In tests: `layer(Chromium.layer)(...)` from `@effect/vitest`, then `yield* Chromium.Chromium`; or
+ * `launch()` in a `beforeAll` and `close()` in an `afterAll`.
+ */
+import { existsSync } from "node:fs"
+import AxeBuilder from "@axe-core/playwright"
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+/** Where the browser is; `CHROMIUM_PATH` overrides it (e.g. a Chrome on a laptop). */
+export const executablePath = (): string => process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
+
+export const available = (): boolean => existsSync(executablePath())
+
+/**
+ * Launches a headless Chromium. `--no-sandbox`: CI runs as root, where Chromium's sandbox refuses
+ * to start; the pages under test are our own. `--disable-dev-shm-usage`: containers often have a
+ * tiny /dev/shm, which crashes renderers under load.
+ */
+export const launch = (): Promise<Browser> =>
+  chromium.launch({
+    executablePath: executablePath(),
+    headless: true,
+    args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--no-first-run", "--lang=en-GB"],
+    timeout: 60_000
+  })
+
+export class Chromium extends Context.Tag("@climate-grade/testing/Chromium")<Chromium, Browser>() {}
+
+/** One browser for the life of the layer (a test file), closed with it. */
+export const layer: Layer.Layer<Chromium> = Layer.scoped(
+  Chromium,
+  Effect.acquireRelease(Effect.promise(launch), (browser) => Effect.promise(() => browser.close()))
+)
+
+/** What a page said that a test may want to refuse: console errors (CSP violations land there) and uncaught errors. */
+export interface PageLog {
+  readonly errors: Array<string>
+  readonly console: Array<string>
+}
+
+export interface OpenedPage {
+  readonly context: BrowserContext
+  readonly page: Page
+  readonly log: PageLog
+}
+
+/**
+ * A fresh context (its own cookies, storage and cache) and one page in it, at a given width.
+ * `locale` defaults to en-GB so that pages choosing units from the locale are deterministic.
+ */
+export const openPage = async (browser: Browser, options: BrowserContextOptions & { readonly width?: number } = {}): Promise<OpenedPage> => {
+  const { width, ...contextOptions } = options
+  const context = await browser.newContext({
+    locale: "en-GB",
+    timezoneId: "UTC",
+    viewport: { width: width ?? 1280, height: 900 },
+    ...contextOptions
+  })
+  const page = await context.newPage()
+  const log: PageLog = { errors: [], console: [] }
+  page.on("pageerror", (error) => log.errors.push(String(error)))
+  page.on("console", (message) => {
+    const line = `${message.type()}: ${message.text()}`
+    log.console.push(line)
+    if (message.type() === "error") log.errors.push(line)
+  })
+  return { context, page, log }
+}
+
+/** Console errors about the Content-Security-Policy: a page that needs inline script shows them. */
+export const cspViolations = (log: PageLog): ReadonlyArray<string> => log.errors.filter((e) => /Content.Security.Policy/i.test(e))
+
+export interface AxeViolation {
+  readonly id: string
+  readonly impact: string | null | undefined
+  readonly help: string
+  readonly targets: ReadonlyArray<string>
+}
+
+/**
+ * Runs axe-core on the page as it stands and returns the violations of at least `minimum` impact.
+ * axe is injected through the DevTools protocol, which a page's CSP does not govern.
+ */
+export const axe = async (page: Page, minimum: "minor" | "moderate" | "serious" | "critical" = "serious"): Promise<ReadonlyArray<AxeViolation>> => {
+  const order = ["minor", "moderate", "serious", "critical"]
+  const results = await new AxeBuilder({ page }).analyze()
+  return results.violations
+    .filter((v) => order.indexOf(v.impact ?? "minor") >= order.indexOf(minimum))
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }))
+}
