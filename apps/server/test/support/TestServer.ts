@@ -4,7 +4,8 @@
  */
 import { HttpServer } from "@effect/platform"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import { App, AppConfig } from "@climate-grade/server"
+import * as App from "../../src/App.js"
+import * as AppConfig from "../../src/AppConfig.js"
 import * as Clock from "effect/Clock"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
@@ -13,7 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 
-export class TestServer extends Context.Tag("@climate-grade/testing/TestServer")<
+export class TestServer extends Context.Tag("@climate-grade/server/test/TestServer")<
   TestServer,
   { readonly url: (path: string) => string; readonly origin: string; readonly config: AppConfig.AppConfig }
 >() {}
