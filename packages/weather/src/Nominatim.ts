@@ -65,13 +65,12 @@ export const make = (config: NominatimConfig) =>
             const body = yield* Upstream.json(
               "geocoder",
               config.timeout ?? Duration.seconds(5),
-              client.execute(
-                HttpClientRequest.get(config.url, {
-                  urlParams: { format: "jsonv2", zoom: "10", lat: cell.lat.toFixed(2), lon: cell.lon.toFixed(2) },
-                  headers: { "user-agent": config.userAgent },
-                  acceptJson: true
-                })
-              )
+              client,
+              HttpClientRequest.get(config.url, {
+                urlParams: { format: "jsonv2", zoom: "10", lat: cell.lat.toFixed(2), lon: cell.lon.toFixed(2) },
+                headers: { "user-agent": config.userAgent },
+                acceptJson: true
+              })
             )
             const answer = yield* Schema.decodeUnknown(Answer)(body).pipe(
               Effect.mapError(() => new UpstreamFailure({ source: "geocoder", reason: "the answer has no address" }))

@@ -102,15 +102,18 @@ export const make = (config: OpenMeteoConfig) =>
     ) =>
       Effect.gen(function* () {
         yield* Metric.increment(Metric.tagged(upstreamCalls, "upstream", endpoint))
+        const body = yield* Upstream.json(
+          endpoint,
+          timeout,
+          client,
+          HttpClientRequest.get(url, { urlParams: params, acceptJson: true })
+        )
+        // Counted once Open-Meteo has answered: a call that never reached it (DNS, refused,
+        // timeout) or that it refused (429, 4xx, 5xx) spent nothing of the quota.
         const cost = costOf(DAILY.length, days)
         yield* Metric.incrementBy(Metric.tagged(costUnits, "endpoint", endpoint), cost)
         const total = (yield* Metric.value(Metric.tagged(costUnits, "endpoint", endpoint))).count
         yield* Effect.logInfo(`open-meteo ${endpoint}: ${days} days, ${cost.toFixed(2)} cost units (${total.toFixed(2)} since start)`)
-        const body = yield* Upstream.json(
-          endpoint,
-          timeout,
-          client.execute(HttpClientRequest.get(url, { urlParams: params, acceptJson: true }))
-        )
         const decoded = yield* Schema.decodeUnknown(DailyResponse)(body).pipe(
           Effect.mapError(() => new UpstreamFailure({ source: endpoint, reason: "the answer is not Open-Meteo's daily shape" }))
         )

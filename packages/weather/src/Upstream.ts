@@ -1,8 +1,8 @@
 /** What every upstream call shares: a timeout, and failures mapped to the core's errors (CONTRACT.md §3). */
-import type { HttpClientError, HttpClientResponse } from "@effect/platform"
+import type { HttpClient, HttpClientRequest } from "@effect/platform"
 import { RateLimited, UpstreamFailure, UpstreamTimeout } from "@climate-grade/core"
 import * as Clock from "effect/Clock"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 
 /** When an upstream does not say how long to wait. */
@@ -24,16 +24,39 @@ const reasonOf = (body: unknown): string | undefined => {
   return typeof reason === "string" ? reason : typeof error === "string" ? error : undefined
 }
 
+/** The first `code` (ENOTFOUND, ECONNREFUSED, UND_ERR_…) and message down an error's cause chain. */
+export const causeOf = (error: unknown): { readonly code: string | undefined; readonly message: string | undefined } => {
+  let code: string | undefined
+  let message: string | undefined
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const e = current as { code?: unknown; message?: unknown; cause?: unknown }
+    if (code === undefined && typeof e.code === "string") code = e.code
+    if (typeof e.message === "string" && e.message !== "") message = e.message
+    current = e.cause
+  }
+  return { code, message }
+}
+
+/** The transport's own message, kept on the error for the log line only (it may name internal addresses). */
+const detailKey = Symbol.for("@climate-grade/weather/Upstream/transport")
+
+const hostOf = (url: string): string => (URL.canParse(url) ? new URL(url).host : url)
+
 /**
  * Sends one request and returns its JSON body, or the core's error: 429/503 → RateLimited,
- * no answer within `timeout` → UpstreamTimeout, anything else → UpstreamFailure.
+ * no answer within `timeout` → UpstreamTimeout, anything else → UpstreamFailure. A failure is
+ * logged here, once, with the host and the transport's error code (a DNS failure says ENOTFOUND),
+ * and its reason carries the same cause to whoever reports it.
  */
 export const json = (
   source: string,
   timeout: Duration.DurationInput,
-  send: Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>
-) =>
-  send.pipe(
+  client: HttpClient.HttpClient,
+  request: HttpClientRequest.HttpClientRequest
+) => {
+  const host = hostOf(request.url)
+  return client.execute(request).pipe(
     Effect.flatMap((response) =>
       Effect.gen(function* () {
         if (response.status === 429 || response.status === 503) {
@@ -53,7 +76,34 @@ export const json = (
     Effect.scoped,
     Effect.timeoutFail({ duration: timeout, onTimeout: () => new UpstreamTimeout({ source }) }),
     Effect.catchTags({
-      RequestError: () => Effect.fail(new UpstreamFailure({ source, reason: "the request failed" })),
-      ResponseError: () => Effect.fail(new UpstreamFailure({ source, reason: "the response could not be read" }))
+      // The client's detail gets the code alone; the log line also gets the transport's message.
+      RequestError: (e) => {
+        const { code, message } = causeOf(e.cause)
+        return Effect.fail(
+          Object.assign(new UpstreamFailure({ source, reason: `the request failed: ${code ?? e.reason}` }), { [detailKey]: message })
+        )
+      },
+      ResponseError: (e) => {
+        const { code, message } = causeOf(e.cause)
+        return Effect.fail(
+          Object.assign(
+            new UpstreamFailure({ source, reason: `the response could not be read${code === undefined ? "" : `: ${code}`}` }),
+            { [detailKey]: message }
+          )
+        )
+      }
+    }),
+    Effect.tapError((error) => {
+      const transport = (error as { [detailKey]?: string | undefined })[detailKey]
+      return Effect.logWarning(
+        `upstream ${source} (${host}) failed: ${
+          error._tag === "RateLimited"
+            ? `rate-limited, retry after ${error.retryAfterSeconds} s`
+            : error._tag === "UpstreamTimeout"
+              ? `no answer within ${Duration.format(timeout)}`
+              : error.reason
+        }${transport === undefined ? "" : ` (${transport})`}`
+      ).pipe(Effect.annotateLogs({ upstream: source, host, error: error._tag }))
     })
   )
+}

@@ -5,6 +5,7 @@ import { Metrics, Nominatim, OpenMeteo } from "@climate-grade/weather"
 import { FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -87,7 +88,7 @@ describe("Open-Meteo client", () => {
         new UpstreamFailure({ source: "archive", reason: "status 400: Parameter 'start_date' is out of allowed range" })
       )
       expect(yield* failure("malformed")).toEqual(new UpstreamFailure({ source: "archive", reason: "the body is not JSON" }))
-      expect(yield* failure("reset")).toEqual(new UpstreamFailure({ source: "archive", reason: "the request failed" }))
+      expect(yield* failure("reset")).toMatchObject({ _tag: "UpstreamFailure", reason: expect.stringMatching(/^the request failed: ECONNRESET/) })
       // A time zone no date can be read in is a malformed answer.
       fake.timezone = "Mars/Olympus_Mons"
       expect(yield* Effect.flip(source.archive(berlin, day("2026-01-01"), day("2026-01-31")))).toEqual(
@@ -114,6 +115,68 @@ describe("Open-Meteo client", () => {
       const small = (yield* Metric.value(archiveUnits)).count
       yield* source.archive(berlin, day("2025-01-01"), day("2025-01-03"))
       expect((yield* Metric.value(archiveUnits)).count - small).toBe(1)
+    }))
+})
+
+/** Runs `effect` with every log line captured as "LEVEL message {annotations}". */
+const capturingLogs = <A, E, R>(effect: Effect.Effect<A, E, R>) => {
+  const lines: Array<string> = []
+  const logger = Logger.make(({ annotations, logLevel, message }) => {
+    const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
+    lines.push(`${logLevel.label} ${text} ${JSON.stringify(Object.fromEntries(annotations))}`)
+  })
+  return Effect.map(Effect.provide(effect, Logger.replace(Logger.defaultLogger, logger)), (a) => ({ a, lines }))
+}
+
+describe("upstream failures are logged once with their cause; cost units only for calls answered", () => {
+  it.scopedLive("a refused connection and an unresolvable host name their host and error code", () =>
+    Effect.gen(function* () {
+      const archiveUnits = Metric.tagged(Metrics.costUnits, "endpoint", "archive")
+      const before = (yield* Metric.value(archiveUnits)).count
+      // A port nothing listens on: the TCP connection is refused.
+      const refused = yield* OpenMeteo.make({
+        archiveUrl: "http://127.0.0.1:1/v1/archive",
+        forecastUrl: "http://cg-no-such-host.invalid/v1/forecast",
+        apiKey: Option.none(),
+        archiveTimeout: "5 seconds",
+        forecastTimeout: "5 seconds"
+      }).pipe(Effect.provide(NodeHttpClient.layer))
+      const archive = yield* capturingLogs(Effect.flip(refused.archive(berlin, day("2026-01-01"), day("2026-01-31"))))
+      expect(archive.a).toMatchObject({ _tag: "UpstreamFailure", reason: expect.stringMatching(/^the request failed: ECONNREFUSED/) })
+      expect(archive.lines.filter((l) => l.startsWith("WARN"))).toHaveLength(1)
+      expect(archive.lines.join("\n")).toMatch(/WARN upstream archive \(127\.0\.0\.1:1\) failed: the request failed: ECONNREFUSED \(connect ECONNREFUSED/)
+      expect(archive.a).toMatchObject({ reason: "the request failed: ECONNREFUSED" })
+      expect(archive.lines.join("\n")).not.toMatch(/cost units/)
+
+      // DNS: ENOTFOUND where a resolver answers, EAI_AGAIN where none does; either way named.
+      const forecast = yield* capturingLogs(Effect.flip(refused.forecast(berlin)))
+      expect(forecast.a).toMatchObject({ reason: expect.stringMatching(/^the request failed: (ENOTFOUND|EAI_AGAIN)/) })
+      expect(forecast.lines).toHaveLength(1)
+      expect(forecast.lines[0]).toMatch(/cg-no-such-host\.invalid.*(ENOTFOUND|EAI_AGAIN).*"host":"cg-no-such-host\.invalid"/)
+      // Neither call reached Open-Meteo, so neither spent a cost unit.
+      expect((yield* Metric.value(archiveUnits)).count).toBe(before)
+    }))
+
+  it.scopedLive("the cost-unit line comes after an answered call, and a refused call (429, 500) costs nothing", () =>
+    Effect.gen(function* () {
+      const fake = yield* fakeOpenMeteo
+      const source = yield* openMeteo(fake)
+      const archiveUnits = Metric.tagged(Metrics.costUnits, "endpoint", "archive")
+      const before = (yield* Metric.value(archiveUnits)).count
+      fake.faults.archive.push({ status: 500 }, { status: 429, retryAfter: "5" })
+      const failed = yield* capturingLogs(
+        Effect.zip(
+          Effect.flip(source.archive(berlin, day("2026-01-01"), day("2026-01-31"))),
+          Effect.flip(source.archive(berlin, day("2026-01-01"), day("2026-01-31")))
+        )
+      )
+      expect(failed.lines).toHaveLength(2)
+      expect(failed.lines[0]).toMatch(/^WARN upstream archive \(127\.0\.0\.1:\d+\) failed: status 500/)
+      expect(failed.lines[1]).toMatch(/failed: rate-limited, retry after 5 s/)
+      expect((yield* Metric.value(archiveUnits)).count).toBe(before)
+      const ok = yield* capturingLogs(source.archive(berlin, day("2026-01-01"), day("2026-01-31")))
+      expect(ok.lines).toEqual([expect.stringMatching(/^INFO open-meteo archive: 31 days, 1\.00 cost units/)])
+      expect((yield* Metric.value(archiveUnits)).count).toBe(before + 1)
     }))
 })
 
