@@ -1,10 +1,11 @@
 /** The only place that knows every layer: configuration in, a running service out. */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { fileURLToPath } from "node:url"
 import { HttpServer } from "@effect/platform"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { AuthSecret, CellData, Crypto, DataViews, Grader, Providers, SecureRandom } from "@climate-grade/core"
-import { ResponseIndex, Server } from "@climate-grade/http"
+import { ResponseIndex, Server, Site } from "@climate-grade/http"
 import { Argon2, Random } from "@climate-grade/node"
 import { ProviderExchange } from "@climate-grade/oauth"
 import {
@@ -106,10 +107,36 @@ const nodeServer = (responses: ResponseIndex.Index) => () => {
   return server
 }
 
-export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.SqlClient>) => {
+/**
+ * Where `pnpm --filter @climate-grade/site build` writes the site: apps/site/dist. Resolved from
+ * this module, which runs as apps/server/src/App.ts (tests, tsx) or inside apps/server/dist/main.js
+ * (the bundle `pnpm start` runs); both sit two levels below apps/.
+ */
+export const SITE_DIRECTORY = fileURLToPath(new URL("../../site/dist", import.meta.url))
+
+/** The built site, read into memory once; a missing build is said once here, not on every request. */
+const loadSite = (directory: string) =>
+  Effect.tap(Site.load(directory), (site) =>
+    site._tag === "Site"
+      ? Effect.logInfo(`serving the site from ${site.directory} (${site.files.size} files)`)
+      : Effect.logWarning(
+          `The site is not built (${site.reason}); run \`pnpm build\`. The API still answers; site pages answer 503.`
+        )
+  )
+
+export interface HttpLayerOptions {
+  /** The built site's directory; default `SITE_DIRECTORY`. */
+  readonly siteDirectory?: string
+}
+
+export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.SqlClient>, options: HttpLayerOptions = {}) => {
   const responses = ResponseIndex.make()
-  // The services (database, migrations) are built before the socket listens.
-  return Server.serve({ basePath: config.basePath, publicOrigin: config.publicOrigin, responses }).pipe(
+  // The services (database, migrations) and the site's files are ready before the socket listens.
+  return Layer.unwrapEffect(
+    Effect.map(loadSite(options.siteDirectory ?? SITE_DIRECTORY), (site) =>
+      Server.serve({ basePath: config.basePath, publicOrigin: config.publicOrigin, responses, site })
+    )
+  ).pipe(
     HttpServer.withLogAddress,
     Layer.provideMerge(NodeHttpServer.layer(nodeServer(responses), { port: config.port, host: config.host })),
     Layer.provideMerge(servicesLayer(config, database))

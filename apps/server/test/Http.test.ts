@@ -47,7 +47,7 @@ for (const backend of backends) {
       it.effect("unknown routes answer 404 with a detail", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
-          for (const path of ["/api/v2/nope", "/", "/api/v3/health"]) {
+          for (const path of ["/api/v2/nope", "/api", "/api/v3/health"]) {
             const response = yield* http(server.url(path))
             expect(response.status).toBe(404)
             expect(yield* json(response)).toEqual({ detail: "Not Found" })

@@ -12,6 +12,7 @@ import { HttpSettings } from "./HttpSettings.js"
 import * as ResponseIndex from "./ResponseIndex.js"
 import * as OAuthHttp from "./OAuthHttp.js"
 import * as Pages from "./Pages.js"
+import * as Site from "./Site.js"
 import * as SystemHttp from "./SystemHttp.js"
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -24,17 +25,20 @@ export interface ServeOptions {
   readonly publicOrigin: Option.Option<string>
   /** Shared with the node-level request listener, which answers from it first. */
   readonly responses: ResponseIndex.Index
+  /** The built site, served under `{basePath}/` (CONTRACT.md §8); its absence is answered on site paths. */
+  readonly site: Site.Site | Site.MissingSite
 }
 
 /**
- * The whole HTTP application, mounted at `{basePath}{API_PREFIX}`; needs an `HttpServer` and the ports.
+ * The whole HTTP application: the API mounted at `{basePath}{API_PREFIX}`, the site at `{basePath}/`;
+ * needs an `HttpServer` and the ports.
  * (`HttpApiBuilder.serve`'s middleware runs after the response is written, so it can watch but not
  * rewrite; the app is wrapped here instead, before it is served.)
  */
 export const serve = (options: ServeOptions) =>
   HttpApiBuilder.httpApp.pipe(
     Effect.map((app) =>
-      HttpServer.serve(app.pipe(normalizeErrors, Pages.middleware, Compression.middleware, mountAt(options.basePath)))
+      HttpServer.serve(app.pipe(normalizeErrors, Pages.middleware, Compression.middleware, mountAt(options.basePath), Site.middleware(options.basePath, options.site)))
     ),
     Layer.unwrapEffect,
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),

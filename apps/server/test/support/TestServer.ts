@@ -22,6 +22,8 @@ export class TestServer extends Context.Tag("@climate-grade/server/test/TestServ
 export interface TestServerOptions {
   /** When given, every log line at every level is appended here (and nothing is printed). */
   readonly logs?: Array<string>
+  /** The built site to serve; default the real build (apps/site/dist). */
+  readonly siteDirectory?: string
 }
 
 const logging = (options: TestServerOptions) =>
@@ -54,7 +56,9 @@ export const testServerLayer = (
           return { origin, config, url: (path: string) => `${origin}${path}` }
         })
       )
-      return server.pipe(Layer.provideMerge(App.httpLayer(config, database)))
+      return server.pipe(Layer.provideMerge(
+        App.httpLayer(config, database, options.siteDirectory === undefined ? {} : { siteDirectory: options.siteDirectory })
+      ))
     })
   ).pipe(
     Layer.provide(logging(options)),

@@ -1,0 +1,258 @@
+/**
+ * Serving the site over plain HTTP (CONTRACT.md §8): pages and assets from memory with no-cache,
+ * an ETag and 304, gzip as §6, the security headers on every answer, an HTML 404 under the site
+ * while the API keeps JSON, the BASE_PATH redirect, no traversal, and a missing build said once.
+ * A small site written here stands in for the real build, so these rules are tested on their own.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { type IncomingHttpHeaders, request } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { gunzipSync } from "node:zlib"
+import { describe, expect, layer } from "@effect/vitest"
+import { backends, TestServer, testServerLayer } from "@climate-grade/testing"
+import * as Effect from "effect/Effect"
+
+const MAIN = `<!doctype html><html lang="en"><head><title>Main</title><script type="module" src="assets/app-1234.js"></script></head><body><h1>Main page</h1>${"<p>padding</p>".repeat(100)}</body></html>`
+const ACCOUNT = `<!doctype html><html lang="en"><head><title>Account</title></head><body><h1>Account</h1></body></html>`
+const SCRIPT = `export const x = ${JSON.stringify("x".repeat(3000))};\n`
+const STYLE = "body { margin: 0 }\n"
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Array(2000).fill(7)])
+
+const fixtureSite = () => {
+  const dir = mkdtempSync(join(tmpdir(), "site-"))
+  mkdirSync(join(dir, "assets", "fonts"), { recursive: true })
+  writeFileSync(join(dir, "index.html"), MAIN)
+  writeFileSync(join(dir, "alerts.html"), ACCOUNT)
+  writeFileSync(join(dir, "assets", "app-1234.js"), SCRIPT)
+  writeFileSync(join(dir, "assets", "app.css"), STYLE)
+  writeFileSync(join(dir, "assets", "fonts", "logo.png"), PNG)
+  // Files beside the pages that are not pages are not served.
+  writeFileSync(join(dir, "secret.txt"), "not served")
+  return dir
+}
+
+interface Raw {
+  readonly status: number
+  readonly headers: IncomingHttpHeaders
+  readonly body: Buffer
+}
+
+/** A request with the path exactly as given (fetch would normalise `..` away) and no decoding. */
+const raw = (origin: string, path: string, headers: Record<string, string> = {}, method = "GET") =>
+  Effect.promise(
+    () =>
+      new Promise<Raw>((done, fail) => {
+        const req = request(`${origin}${path}`, { method, headers, path }, (res) => {
+          const chunks: Array<Buffer> = []
+          res.on("data", (c: Buffer) => chunks.push(c))
+          res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }))
+        })
+        req.on("error", fail)
+        req.end()
+      })
+  )
+
+const expectSecurityHeaders = (headers: IncomingHttpHeaders) => {
+  const csp = headers["content-security-policy"] ?? ""
+  expect(csp).toMatch(/(^|;\s*)frame-ancestors 'none'(;|$)/)
+  expect(csp).toMatch(/(^|;\s*)script-src 'self'(;|$)/)
+  expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|nonce-|sha256-|sha384-|sha512-/)
+  expect(headers["x-content-type-options"]).toBe("nosniff")
+  expect(headers["referrer-policy"]).toBe("same-origin")
+}
+
+const backend = backends[0]!
+
+describe("the site at the root", () => {
+  layer(testServerLayer({}, backend.layer, { siteDirectory: fixtureSite() }), { timeout: 60_000 })((it) => {
+    it.effect("the main page and the account page, with no-cache, an ETag, Vary and the security headers", () =>
+      Effect.gen(function* () {
+        const { origin } = yield* TestServer
+        for (const [path, body] of [
+          ["/", MAIN],
+          ["/?lat=47.6&lon=-122.3&date=2024-01-05", MAIN],
+          ["/alerts", ACCOUNT],
+          ["/alerts?oauth=linked&provider=chat", ACCOUNT]
+        ] as const) {
+          const response = yield* raw(origin, path)
+          expect(response.status, path).toBe(200)
+          expect(response.headers["content-type"]).toBe("text/html; charset=utf-8")
+          expect(response.headers["cache-control"]).toBe("no-cache")
+          expect(response.headers.etag).toMatch(/^(W\/)?"[^"]+"$/)
+          expect(response.headers.vary).toMatch(/accept-encoding/i)
+          expect(response.headers["content-encoding"]).toBeUndefined()
+          expect(response.body.toString()).toBe(body)
+          expectSecurityHeaders(response.headers)
+        }
+        const main = yield* raw(origin, "/")
+        const account = yield* raw(origin, "/alerts")
+        expect(main.headers.etag).not.toBe(account.headers.etag)
+      }))
+
+    it.effect("If-None-Match with the ETag (weakly, in a list, or *) answers an empty 304; another tag the page", () =>
+      Effect.gen(function* () {
+        const { origin } = yield* TestServer
+        for (const path of ["/", "/alerts", "/assets/app-1234.js", "/assets/fonts/logo.png"]) {
+          const { headers } = yield* raw(origin, path)
+          const etag = headers.etag!
+          const opaque = etag.replace(/^W\//, "")
+          for (const header of [etag, opaque, `W/${opaque}`, `"other", \t${etag}`, "*"]) {
+            const response = yield* raw(origin, path, { "if-none-match": header, "accept-encoding": "gzip" })
+            expect(response.status, `${path} ${header}`).toBe(304)
+            expect(response.body.byteLength).toBe(0)
+            expect(response.headers.etag).toBe(etag)
+            expect(response.headers["cache-control"]).toBe("no-cache")
+            expect(response.headers.vary).toMatch(/accept-encoding/i)
+            expect(response.headers["content-type"]).toBeUndefined()
+            expect(response.headers["content-encoding"]).toBeUndefined()
+            expectSecurityHeaders(response.headers)
+          }
+          for (const header of ['"other"', "not-a-tag", `${etag}, unquoted`]) {
+            expect((yield* raw(origin, path, { "if-none-match": header })).status, header).toBe(200)
+          }
+        }
+      }))
+
+    it.effect("gzip as §6: bodies of 1 KiB and more when admitted, identity when refused, small ones never", () =>
+      Effect.gen(function* () {
+        const { origin } = yield* TestServer
+        const gz = yield* raw(origin, "/assets/app-1234.js", { "accept-encoding": "br, gzip" })
+        expect(gz.headers["content-encoding"]).toBe("gzip")
+        expect(gz.headers["content-type"]).toBe("text/javascript; charset=utf-8")
+        expect(gunzipSync(gz.body).toString()).toBe(SCRIPT)
+        const main = yield* raw(origin, "/", { "accept-encoding": "x-gzip" })
+        expect(main.headers["content-encoding"]).toBe("gzip")
+        expect(gunzipSync(main.body).toString()).toBe(MAIN)
+        for (const refusal of ["gzip;q=0", "identity", ""]) {
+          const plain = yield* raw(origin, "/assets/app-1234.js", { "accept-encoding": refusal })
+          expect(plain.headers["content-encoding"], refusal).toBeUndefined()
+          expect(plain.body.toString()).toBe(SCRIPT)
+        }
+        // One representation's ETag revalidates the other's: it names the content.
+        expect((yield* raw(origin, "/assets/app-1234.js", { "if-none-match": gz.headers.etag! })).status).toBe(304)
+        const css = yield* raw(origin, "/assets/app.css", { "accept-encoding": "gzip" })
+        expect(css.headers["content-encoding"]).toBeUndefined()
+        expect(css.headers["content-type"]).toBe("text/css; charset=utf-8")
+        expect(css.body.toString()).toBe(STYLE)
+        const png = yield* raw(origin, "/assets/fonts/logo.png", { "accept-encoding": "gzip" })
+        expect(png.headers["content-type"]).toBe("image/png")
+        expect(png.headers["content-encoding"]).toBeUndefined()
+        expect(new Uint8Array(png.body)).toEqual(PNG)
+        expectSecurityHeaders(png.headers)
+      }))
+
+    it.effect("HEAD answers the headers alone", () =>
+      Effect.gen(function* () {
+        const { origin } = yield* TestServer
+        const head = yield* raw(origin, "/", {}, "HEAD")
+        expect(head.status).toBe(200)
+        expect(head.body.byteLength).toBe(0)
+        expect(head.headers.etag).toBe((yield* raw(origin, "/")).headers.etag)
+      }))
+
+    it.effect("a path under the site that names no page is a small HTML 404; traversal finds nothing", () =>
+      Effect.gen(function* () {
+        const { origin } = yield* TestServer
+        for (const path of [
+          "/nope",
+          "/index.html",
+          "/alerts.html",
+          "/alerts/",
+          "/secret.txt",
+          "/assets",
+          "/assets/",
+          "/assets/missing.js",
+          "/assets/../secret.txt",
+          "/assets/..%2fsecret.txt",
+          "/assets/%2e%2e/secret.txt",
+          "/assets/fonts/../../secret.txt",
+          "/..%2f..%2fetc%2fpasswd",
+          "//etc/passwd"
+        ]) {
+          const response = yield* raw(origin, path)
+          expect(response.status, path).toBe(404)
+          expect(response.headers["content-type"]).toBe("text/html; charset=utf-8")
+          expect(response.body.toString()).toMatch(/<h1>Page not found<\/h1>/)
+          expect(response.body.toString()).toMatch(/<a href="\/">/)
+          expect(response.body.toString()).not.toMatch(/<script|not served/)
+          expectSecurityHeaders(response.headers)
+        }
+      }))
+
+    it.effect("the API keeps its JSON errors, for /api/v2 and any other version", () =>
+      Effect.gen(function* () {
+        const { origin } = yield* TestServer
+        for (const path of ["/api/v2/nope", "/api/v2", "/api", "/api/v3/health"]) {
+          const response = yield* raw(origin, path)
+          expect(response.status, path).toBe(404)
+          expect(JSON.parse(response.body.toString())).toEqual({ detail: "Not Found" })
+        }
+        expect((yield* raw(origin, "/api/v2/health")).status).toBe(200)
+      }))
+
+    it.effect("other methods on site paths answer 405 naming GET and HEAD", () =>
+      Effect.gen(function* () {
+        const { origin } = yield* TestServer
+        const response = yield* raw(origin, "/", { "content-type": "application/json" }, "POST")
+        expect(response.status).toBe(405)
+        expect(response.headers.allow).toBe("GET, HEAD")
+        expect(JSON.parse(response.body.toString()).detail).toMatch(/GET and HEAD/)
+      }))
+  })
+})
+
+describe("the site under BASE_PATH", () => {
+  layer(testServerLayer({ BASE_PATH: "/climate" }, backend.layer, { siteDirectory: fixtureSite() }), { timeout: 60_000 })(
+    (it) => {
+      it.effect("serves the pages and assets under the prefix, and redirects the bare prefix to its slash", () =>
+        Effect.gen(function* () {
+          const { origin } = yield* TestServer
+          expect((yield* raw(origin, "/climate/")).body.toString()).toBe(MAIN)
+          expect((yield* raw(origin, "/climate/alerts?oauth=linked")).body.toString()).toBe(ACCOUNT)
+          expect((yield* raw(origin, "/climate/assets/app-1234.js")).body.toString()).toBe(SCRIPT)
+          for (const [path, location] of [
+            ["/climate", "/climate/"],
+            ["/climate?lat=1&lon=2", "/climate/?lat=1&lon=2"]
+          ] as const) {
+            const response = yield* raw(origin, path)
+            expect(response.status).toBe(308)
+            expect(response.headers.location).toBe(location)
+          }
+          const notFound = yield* raw(origin, "/climate/nope")
+          expect(notFound.status).toBe(404)
+          expect(notFound.body.toString()).toMatch(/<a href="\/climate\/">/)
+          expectSecurityHeaders(notFound.headers)
+          // The API under the prefix keeps JSON; outside the prefix nothing is served.
+          expect(JSON.parse((yield* raw(origin, "/climate/api/v2/nope")).body.toString())).toEqual({ detail: "Not Found" })
+          expect((yield* raw(origin, "/climate/api/v2/health")).status).toBe(200)
+          for (const path of ["/", "/alerts", "/climatex/", "/assets/app-1234.js"]) {
+            expect((yield* raw(origin, path)).status, path).toBe(404)
+          }
+        }))
+    }
+  )
+})
+
+describe("a server started without the site built", () => {
+  const logs: Array<string> = []
+  layer(testServerLayer({}, backend.layer, { siteDirectory: join(tmpdir(), "no-such-site-build"), logs }), { timeout: 60_000 })(
+    (it) => {
+      it.effect("says so once at start-up; site paths answer 503 with a page; the API answers", () =>
+        Effect.gen(function* () {
+          const { origin } = yield* TestServer
+          const said = logs.filter((l) => l.includes("The site is not built"))
+          expect(said).toHaveLength(1)
+          expect(said[0]).toMatch(/no-such-site-build does not exist/)
+          for (const path of ["/", "/alerts", "/assets/app.js"]) {
+            const response = yield* raw(origin, path)
+            expect(response.status).toBe(503)
+            expect(response.body.toString()).toMatch(/The site is not built/)
+            expectSecurityHeaders(response.headers)
+          }
+          expect((yield* raw(origin, "/api/v2/health")).status).toBe(200)
+          expect(logs.filter((l) => l.includes("The site is not built"))).toHaveLength(1)
+        }))
+    }
+  )
+})
