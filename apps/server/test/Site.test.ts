@@ -10,7 +10,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { gunzipSync } from "node:zlib"
 import { describe, expect, layer } from "@effect/vitest"
-import { backends, TestServer, testServerLayer } from "@climate-grade/testing"
+import { backends } from "@climate-grade/testing"
+import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
 import * as Effect from "effect/Effect"
 
 const MAIN = `<!doctype html><html lang="en"><head><title>Main</title><script type="module" src="assets/app-1234.js"></script></head><body><h1>Main page</h1>${"<p>padding</p>".repeat(100)}</body></html>`
