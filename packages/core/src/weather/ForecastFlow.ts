@@ -1,0 +1,87 @@
+/**
+ * A cell's recent days and forecast (CONTRACT.md §3): refetched at most hourly; a failed refetch
+ * keeps the last one, stamp unchanged. Concurrent requests for one cell share one run
+ * (SingleFlight); the store's claim makes other processes wait for it and reuse it.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { Cell } from "../Cell.js"
+import type { Guard } from "./Backoff.js"
+import type { CellStore } from "./CellStore.js"
+import type { UpstreamError } from "./Errors.js"
+import { type Forecast, fresh, toForecast } from "./Held.js"
+import type { RecordCache } from "./RecordCache.js"
+import * as SingleFlight from "./SingleFlight.js"
+import type { WeatherSource } from "./WeatherSource.js"
+
+export interface Deps {
+  readonly store: CellStore["Type"]
+  readonly source: WeatherSource["Type"]
+  readonly cache: RecordCache
+  readonly guard: Guard
+}
+
+export const make = ({ store, source, cache, guard }: Deps) => {
+  const refetch = (cell: Cell, now: number) =>
+    store.exclusive(
+      cell.key,
+      "forecast",
+      Effect.gen(function* () {
+        const record = yield* cache.latest(cell.key)
+        const last = toForecast(record)
+        if (Option.isSome(last) && fresh(last.value.checkedAt, now)) return last.value
+        return yield* guard("forecast", source.forecast(cell)).pipe(
+          Effect.flatMap((fetched) =>
+            Effect.gen(function* () {
+              yield* store.saveForecast(cell, { timezone: fetched.timezone, forecast: fetched.series, stamp: now })
+              cache.patch(record, {
+                timezone: record.timezone ?? fetched.timezone,
+                forecast: fetched.series,
+                forecastStamp: now,
+                forecastCheckedAt: now
+              })
+              return { timezone: record.timezone ?? fetched.timezone, series: fetched.series, stamp: now, checkedAt: now }
+            })
+          ),
+          // A failed refetch keeps the last forecast, stamp unchanged; the attempt counts,
+          // so the upstream is asked at most hourly.
+          Effect.catchAll((error) =>
+            Option.match(last, {
+              onNone: () => Effect.fail(error),
+              onSome: (last) =>
+                Effect.gen(function* () {
+                  yield* Effect.logWarning(`forecast refetch failed for ${cell.key}; keeping the last`, error)
+                  yield* store.markForecastChecked(cell, now)
+                  cache.patch(record, { forecastCheckedAt: now })
+                  return { ...last, checkedAt: now }
+                })
+            })
+          )
+        )
+      })
+    )
+
+  const flight = SingleFlight.make<Forecast, UpstreamError>()
+  const fromStore = (cell: Cell) =>
+    flight(
+      cell.key,
+      Effect.gen(function* () {
+        const cached = yield* cache.current(cell.key)
+        const now = yield* Clock.currentTimeMillis
+        const held = toForecast(cached)
+        if (Option.isSome(held) && fresh(held.value.checkedAt, now)) return held.value
+        return yield* refetch(cell, now)
+      })
+    ).pipe(Effect.withSpan("CellData.forecast", { attributes: { cell: cell.key } }))
+
+  return (cell: Cell): Effect.Effect<Forecast, UpstreamError> =>
+    cache.cachedOr(
+      cell.key,
+      (record, now) => {
+        const held = Option.getOrUndefined(toForecast(record))
+        return held !== undefined && fresh(held.checkedAt, now) ? held : undefined
+      },
+      fromStore(cell)
+    )
+}

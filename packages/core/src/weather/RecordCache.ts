@@ -1,0 +1,58 @@
+/**
+ * Decoded cell records kept in memory (least recently used dropped first), in front of the
+ * `CellStore`. The flows read through it and patch it after each write, so a warm cell is
+ * answered without touching the database.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { CellRecord, CellStore } from "./CellStore.js"
+import { emptyRecord } from "./Held.js"
+
+export interface RecordCache {
+  /** The record as this process knows it: cached, else loaded. */
+  readonly current: (key: string) => Effect.Effect<CellRecord>
+  /** Inside a claim: what another process may have written meanwhile; in a lone process, what is cached. */
+  readonly latest: (key: string) => Effect.Effect<CellRecord>
+  /** Merges into what is cached now, so concurrent history and forecast updates keep each other's fields. */
+  readonly patch: (base: CellRecord, fields: Partial<CellRecord>) => CellRecord
+  /**
+   * What `pick` finds in the cached record, answered without a flight, a fiber or a span (the
+   * hot path); else `slow`.
+   */
+  readonly cachedOr: <A, E>(
+    key: string,
+    pick: (record: CellRecord, now: number) => A | undefined,
+    slow: Effect.Effect<A, E>
+  ) => Effect.Effect<A, E>
+}
+
+export const make = (store: CellStore["Type"], capacity: number): RecordCache => {
+  // Least recently used first (a Map keeps insertion order).
+  const cache = new Map<string, CellRecord>()
+  // A hit moves a record to the most recently used end.
+  const remember = (record: CellRecord) => {
+    cache.delete(record.key)
+    cache.set(record.key, record)
+    while (cache.size > capacity) cache.delete(cache.keys().next().value!)
+    return record
+  }
+  const load = (key: string) =>
+    Effect.map(store.load(key), (stored) => remember(Option.getOrElse(stored, () => emptyRecord(key))))
+  const current = (key: string) =>
+    Effect.suspend(() => {
+      const hit = cache.get(key)
+      return hit === undefined ? load(key) : Effect.succeed(remember(hit))
+    })
+  return {
+    current,
+    latest: (key) => (store.shared ? load(key) : current(key)),
+    patch: (base, fields) => remember({ ...(cache.get(base.key) ?? base), ...fields }),
+    cachedOr: (key, pick, slow) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const record = cache.get(key)
+        const held = record === undefined ? undefined : pick(remember(record), now)
+        return held !== undefined ? Effect.succeed(held) : slow
+      })
+  }
+}
