@@ -3,17 +3,9 @@
  * what could change its bytes (SPEC.md "States and transitions", CONTRACT.md §6). No clock.
  */
 import { sha256Hex } from "../Crypto.js"
+import { PAYLOAD_VER, type View } from "./PayloadVersion.js"
 
-export type View = "grade" | "forecast" | "calendar" | "day" | "bundle"
-
-/** Each payload type's schema version; raising one invalidates every cached payload and ETag of it. */
-export const PAYLOAD_VER: Readonly<Record<View, number>> = {
-  grade: 1,
-  forecast: 1,
-  calendar: 1,
-  day: 1,
-  bundle: 1
-}
+export { PAYLOAD_VER, type View }
 
 export interface TokenInputs {
   readonly view: View
