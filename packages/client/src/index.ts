@@ -15,13 +15,14 @@ import * as Program from "./Client.js"
 import type { Loaded, Result } from "./Client.js"
 import * as Http from "./Http.js"
 import type { ViewName } from "./Keys.js"
+import * as IndexedDbStore from "./IndexedDbStore.js"
 import * as MemoryStore from "./MemoryStore.js"
 import { CacheStore, type Store } from "./Store.js"
 
 export * as Keys from "./Keys.js"
 export * as Pruning from "./Pruning.js"
 /** The Effect API: `Program.make` over the CacheStore, HttpPort and Clock ports. */
-export { Program, Http, MemoryStore }
+export { Program, Http, IndexedDbStore, MemoryStore }
 export { BadPayload, RequestRejected, ServerError, type Loaded, type Result, type Source } from "./Client.js"
 export { NetworkError } from "./Http.js"
 export { CacheStore, QuotaExceeded, StorageFailure, type Store, type StoredEntry } from "./Store.js"
@@ -52,6 +53,9 @@ export interface Client {
 }
 
 export const memoryStore = (options?: MemoryStore.MemoryStoreOptions): Store => MemoryStore.make(options)
+
+/** IndexedDB (database `name`, default "climate-grade-client"); memory where IndexedDB is missing. */
+export const indexedDbStore = (name?: string): Store => IndexedDbStore.make(name)
 
 /**
  * A clock reading `now` for the time of day (stored-at, last access, pruning) and sleeping on real
