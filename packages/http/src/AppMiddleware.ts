@@ -61,7 +61,14 @@ export const normalizeErrors = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defau
         return Effect.succeed(detail(400, "The request body could not be read: expected valid JSON."))
       }
       if (isTagged(error, "SqlError")) {
-        return Effect.as(Effect.logError("database fault", cause), detail(503, "The database is unavailable; try again later."))
+        // The database bounds every statement (a few seconds), so a retry soon may well succeed.
+        return Effect.as(
+          Effect.logError("database fault", cause),
+          HttpServerResponse.unsafeJson(
+            { detail: "The database is unavailable; try again later." },
+            { status: 503, headers: { "retry-after": "5" } }
+          )
+        )
       }
       return Effect.as(Effect.logError("unhandled fault", cause), detail(500, "Internal server error."))
     })
