@@ -146,3 +146,52 @@ describe("load", () => {
     await client.close()
   })
 })
+
+describe("watch", () => {
+  it("yields the cached copy first (when there is one), then the outcome", async () => {
+    const rec = recorder()
+    const client = createClient({ baseUrl: world.baseUrl, fetch: rec.fetch })
+    const p = fresh()
+    const collect = async () => {
+      const out = []
+      for await (const r of client.watch("forecast", p.lat, p.lon)) out.push(r)
+      return out
+    }
+    const cold = await collect()
+    expect(cold.map((r) => r.source)).toEqual(["network"])
+    const warm = await collect()
+    expect(warm.map((r) => r.source)).toEqual(["cache", "revalidated"])
+    expect(warm[0]!.data).toEqual(cold[0]!.data)
+    expect(rec.to("/api/v2/forecast").map((c) => c.status)).toEqual([200, 304])
+    await client.close()
+  })
+})
+
+describe("pruning", () => {
+  it("entries idle for more than 14 days are removed by prune() and when a client is created", async () => {
+    const DAY = 24 * 60 * 60 * 1000
+    let now = Date.UTC(2026, 0, 1)
+    const store = memoryStore()
+    const rec = recorder()
+    const client = createClient({ baseUrl: world.baseUrl, fetch: rec.fetch, store, now: () => now })
+    const a = fresh()
+    const b = fresh()
+    const stored = await client.view("grade", a.lat, a.lon)
+    expect(stored.storedAt).toBe(now)
+    now += 10 * DAY
+    await client.view("grade", b.lat, b.lon)
+    now += 4 * DAY
+    expect(await client.prune()).toBe(0) // exactly 14 days is not more than 14 days
+    now += 1
+    expect(await client.prune()).toBe(1)
+    await client.close()
+    // b was last touched 4 days + 1 ms ago; 10 more days and a new client prunes it at creation.
+    now += 10 * DAY
+    const later = createClient({ baseUrl: world.baseUrl, fetch: rec.fetch, store, now: () => now })
+    const again = await later.view("grade", b.lat, b.lon)
+    expect(again.source).toBe("network")
+    expect(rec.calls.at(-1)!.headers.get("if-none-match")).toBeNull()
+    expect(await later.prune()).toBe(0)
+    await later.close()
+  })
+})

@@ -56,6 +56,8 @@ export interface Recorded {
   /** performance.now() when the request was made. */
   readonly start: number
   status: number | null
+  /** performance.now() when the answer's headers arrived. */
+  end: number | null
   aborted: boolean
 }
 
@@ -80,6 +82,7 @@ export const recorder = (through: (input: string, init: RequestInit | undefined,
       init,
       start: performance.now(),
       status: null,
+      end: null,
       aborted: false
     }
     calls.push(record)
@@ -88,6 +91,7 @@ export const recorder = (through: (input: string, init: RequestInit | undefined,
     })
     const response = await through(url.href, init, globalThis.fetch)
     record.status = response.status
+    record.end = performance.now()
     return response
   }) as typeof fetch
   return { calls, fetch: fetchFn, to: (path) => calls.filter((c) => c.url.pathname === path) }
