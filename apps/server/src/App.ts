@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url"
 import { HttpServer } from "@effect/platform"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
-import { AuthSecret, CellData, Crypto, DataViews, Grader, Providers, SecureRandom } from "@climate-grade/core"
+import { AuthSecret, CellData, Crypto, DataViews, Grader, LoginThrottle, Providers, SecureRandom } from "@climate-grade/core"
 import { ResponseIndex, Server, Site } from "@climate-grade/http"
 import { Argon2, Random } from "@climate-grade/node"
 import { ProviderExchange } from "@climate-grade/oauth"
@@ -13,6 +13,7 @@ import {
   CellStoreRepo,
   Database,
   Health,
+  LoginAttemptsRepo,
   Migrations,
   PayloadRepo,
   SessionsRepo,
@@ -76,6 +77,8 @@ export const servicesLayer = (config: AppConfig, database: Layer.Layer<SqlClient
     AccountsRepo.layer,
     SessionsRepo.layer,
     Health.layer,
+    LoginAttemptsRepo.layer,
+    Layer.succeed(LoginThrottle.LoginPolicy, config.login),
     authSecret(config),
     ProviderExchange.layer,
     dataLayer(config)
@@ -134,7 +137,13 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
   // The services (database, migrations) and the site's files are ready before the socket listens.
   return Layer.unwrapEffect(
     Effect.map(loadSite(options.siteDirectory ?? SITE_DIRECTORY), (site) =>
-      Server.serve({ basePath: config.basePath, publicOrigin: config.publicOrigin, responses, site })
+      Server.serve({
+        basePath: config.basePath,
+        publicOrigin: config.publicOrigin,
+        trustedProxyHops: config.trustedProxyHops,
+        responses,
+        site
+      })
     )
   ).pipe(
     HttpServer.withLogAddress,

@@ -2,7 +2,7 @@
  * Every setting of CONTRACT.md §1, read once at start-up with Effect `Config`. A bad value
  * fails with a `ConfigError` whose path names the variable; `main` prints it as one line.
  */
-import { CivilDate, Providers } from "@climate-grade/core"
+import { CivilDate, LoginThrottle, Providers } from "@climate-grade/core"
 import { Database } from "@climate-grade/postgres"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
@@ -25,6 +25,8 @@ export interface AppConfig {
   readonly production: boolean
   readonly basePath: string
   readonly publicOrigin: Option.Option<string>
+  readonly trustedProxyHops: number
+  readonly login: LoginThrottle.Policy
   readonly providers: { readonly chat: ProviderEnv; readonly idp: ProviderEnv }
   readonly weather: {
     readonly archiveUrl: string
@@ -70,6 +72,23 @@ const basePath = Config.string("BASE_PATH").pipe(
   ),
   Config.withDefault("")
 )
+
+/** A whole number from `min` up, named in the error when it is not one. */
+const wholeNumber = (name: string, min: number, fallback: number) =>
+  Config.string(name).pipe(
+    check(`Expected a whole number of at least ${min}`, (s) => /^\d{1,9}$/.test(s.trim()) && Number(s) >= min),
+    Config.map(Number),
+    Config.withDefault(fallback)
+  )
+
+const login: Config.Config<LoginThrottle.Policy> = Config.all({
+  accountFailures: wholeNumber("LOGIN_ACCOUNT_FAILURES", 1, LoginThrottle.DEFAULT_POLICY.accountFailures),
+  addressFailures: wholeNumber("LOGIN_ADDRESS_FAILURES", 1, LoginThrottle.DEFAULT_POLICY.addressFailures),
+  windowMillis: Config.map(
+    wholeNumber("LOGIN_WINDOW_SECONDS", 1, LoginThrottle.DEFAULT_POLICY.windowMillis / 1000),
+    (seconds) => seconds * 1000
+  )
+})
 
 const provider = (prefix: "CHAT" | "IDP", defaultLabel: string): Config.Config<ProviderEnv> =>
   Config.all({
@@ -151,6 +170,8 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   auth: authSecret,
   basePath,
   publicOrigin: Config.map(optionalHttpUrl("PUBLIC_ORIGIN"), Option.map((s) => new URL(s).origin)),
+  trustedProxyHops: wholeNumber("TRUSTED_PROXY_HOPS", 0, 0),
+  login,
   providers: Config.all({ chat: provider("CHAT", "Chat"), idp: provider("IDP", "Identity provider") }),
   weather: Config.all({
     archiveUrl: httpUrl("WEATHER_ARCHIVE_URL").pipe(Config.withDefault("https://archive-api.open-meteo.com/v1/archive")),

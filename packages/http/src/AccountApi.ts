@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "./Authentication.js"
-import { BadRequestSchema } from "./Errors.js"
+import { BadRequestSchema, ForbiddenSchema, TooManyRequestsSchema } from "./Errors.js"
 
 export const LoginRequest = Schema.Struct({
   email: Schema.String,
@@ -26,9 +26,15 @@ export class AuthGroup extends HttpApiGroup.make("auth")
       .setPayload(LoginRequest)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(BadRequestSchema)
-      .annotate(OpenApi.Description, "Signs in a password account; the session comes back as the `session` cookie.")
+      .addError(ForbiddenSchema)
+      .addError(TooManyRequestsSchema)
+      .annotate(
+        OpenApi.Description,
+        "Signs in a password account; the session comes back as the `session` cookie. Failed attempts are " +
+          "counted per account and per client address: past the limit, 429 with Retry-After."
+      )
   )
-  .add(HttpApiEndpoint.post("logout", "/auth/logout").addSuccess(HttpApiSchema.NoContent)) {}
+  .add(HttpApiEndpoint.post("logout", "/auth/logout").addSuccess(HttpApiSchema.NoContent).addError(ForbiddenSchema)) {}
 
 export class UsersGroup extends HttpApiGroup.make("users")
   .add(HttpApiEndpoint.get("me", "/users/me").addSuccess(Me))

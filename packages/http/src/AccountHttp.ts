@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { OAuthAccounts, PasswordHasher, Sessions, Users } from "@climate-grade/core"
+import { LoginThrottle, OAuthAccounts, PasswordHasher, Sessions, Users } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -8,14 +8,25 @@ import { CurrentUser } from "./Authentication.js"
 import { presentedTokens } from "./AuthenticationLive.js"
 import { clearedSessionCookie, sessionCookie, withCookies } from "./Cookies.js"
 import { BadRequest } from "./Errors.js"
+import { HttpSettings } from "./HttpSettings.js"
+import { clientAddress } from "./RequestInfo.js"
 
 const badCredentials = new BadRequest({ detail: "LOGIN_BAD_CREDENTIALS" })
+
+/** The same answer whichever limit was reached and whether or not the account exists. */
+const throttled = (error: LoginThrottle.TooManyAttempts) =>
+  HttpServerResponse.unsafeJson(
+    { detail: `Too many failed sign-in attempts; try again in ${error.retryAfterSeconds} seconds.` },
+    { status: 429, headers: { "retry-after": String(error.retryAfterSeconds) } }
+  )
 
 export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
   Effect.gen(function* () {
     const users = yield* Users
     const sessions = yield* Sessions
     const hasher = yield* PasswordHasher
+    const settings = yield* HttpSettings
+    const throttle = yield* Effect.context<LoginThrottle.LoginAttempts | LoginThrottle.LoginPolicy>()
     // Verifying against a throwaway hash when the address is unknown keeps the answer's timing
     // from telling which addresses have accounts.
     const decoy = yield* hasher.hash("decoy password that matches nothing")
@@ -23,12 +34,18 @@ export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
       .handle("login", ({ payload }) =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
-          const user = yield* users.findByEmail(payload.email.trim())
-          const valid = yield* hasher.verify(
-            payload.password,
-            Option.match(user, { onNone: () => decoy, onSome: (u) => u.hashedPassword })
-          )
-          const account = Option.filter(user, (u) => valid && u.isActive && !u.oauthOnly)
+          const check = Effect.gen(function* () {
+            const user = yield* users.findByEmail(payload.email.trim())
+            const valid = yield* hasher.verify(
+              payload.password,
+              Option.match(user, { onNone: () => decoy, onSome: (u) => u.hashedPassword })
+            )
+            return Option.filter(user, (u) => valid && u.isActive && !u.oauthOnly)
+          })
+          const attempt = { email: payload.email, address: clientAddress(request, settings.trustedProxyHops) }
+          const outcome = yield* LoginThrottle.guard(attempt, check).pipe(Effect.provide(throttle), Effect.either)
+          if (outcome._tag === "Left") return throttled(outcome.left)
+          const account = outcome.right
           if (Option.isNone(account)) return yield* badCredentials
           const session = yield* sessions.issue(account.value.id)
           return HttpServerResponse.empty({ status: 204 }).pipe(withCookies(sessionCookie(request, session.token)))

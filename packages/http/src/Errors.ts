@@ -22,14 +22,22 @@ export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", { detail: Schema.String }) {
   static readonly default = new Unauthorized({ detail: "Unauthorized" })
 }
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { detail: Schema.String }) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { detail: Schema.String }) {}
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", { detail: Schema.String }) {}
+export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", { detail: Schema.String }) {}
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", {
   detail: Schema.String
 }) {}
 
 export const BadRequestSchema = detailError(BadRequest, 400, "A request value is missing or malformed")
 export const UnauthorizedSchema = detailError(Unauthorized, 401, "No valid session, or the user is inactive")
+export const ForbiddenSchema = detailError(Forbidden, 403, "A browser request from another site (Origin / Sec-Fetch-Site)")
 export const NotFoundSchema = detailError(NotFound, 404, "No such resource")
 export const ConflictSchema = detailError(Conflict, 409, "The request conflicts with the current state")
+export const TooManyRequestsSchema = detailError(
+  TooManyRequests,
+  429,
+  "Too many attempts; the Retry-After header says how many seconds to wait"
+)
 export const ServiceUnavailableSchema = detailError(ServiceUnavailable, 503, "A dependency is unavailable")

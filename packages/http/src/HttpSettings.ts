@@ -9,5 +9,7 @@ export class HttpSettings extends Context.Tag("@climate-grade/http/HttpSettings"
     readonly basePath: string
     /** When set, `redirect_uri`s are built from it instead of the request's headers. */
     readonly publicOrigin: Option.Option<string>
+    /** How many reverse proxies in front of the server append to `x-forwarded-for` and are trusted (0: none). */
+    readonly trustedProxyHops: number
   }
 >() {}

@@ -17,3 +17,22 @@ export const host = (request: HttpServerRequest.HttpServerRequest): string => {
   const name = address.includes(":") ? `[${address}]` : address
   return socket?.localPort === undefined ? name : `${name}:${socket.localPort}`
 }
+
+/**
+ * The client's address: the socket's peer, unless the deployment says how many reverse proxies
+ * it trusts (`TRUSTED_PROXY_HOPS`). Each trusted proxy appends the address it saw to
+ * `x-forwarded-for`, so the client is the entry that many places from the right (entries further
+ * left were written by the client itself and prove nothing). With no trusted hop the header is
+ * ignored: any client can write it.
+ */
+export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustedProxyHops: number): string => {
+  const socket = request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown"
+  if (trustedProxyHops <= 0) return socket
+  const forwarded = (request.headers["x-forwarded-for"] ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+  // [socket, nearest hop, …, furthest]: the trusted hops vouch for the next entry each.
+  const chain = [socket, ...forwarded.reverse()]
+  return chain[Math.min(trustedProxyHops, chain.length - 1)]!
+}

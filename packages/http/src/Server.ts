@@ -7,6 +7,7 @@ import { API_PREFIX, Api } from "./Api.js"
 import { mountAt, normalizeErrors } from "./AppMiddleware.js"
 import * as AuthenticationLive from "./AuthenticationLive.js"
 import * as Compression from "./Compression.js"
+import * as CrossSite from "./CrossSite.js"
 import * as DataHttp from "./DataHttp.js"
 import { HttpSettings } from "./HttpSettings.js"
 import * as ResponseIndex from "./ResponseIndex.js"
@@ -23,6 +24,7 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
 export interface ServeOptions {
   readonly basePath: string
   readonly publicOrigin: Option.Option<string>
+  readonly trustedProxyHops: number
   /** Shared with the node-level request listener, which answers from it first. */
   readonly responses: ResponseIndex.Index
   /** The built site, served under `{basePath}/` (CONTRACT.md §8); its absence is answered on site paths. */
@@ -38,7 +40,16 @@ export interface ServeOptions {
 export const serve = (options: ServeOptions) =>
   HttpApiBuilder.httpApp.pipe(
     Effect.map((app) =>
-      HttpServer.serve(app.pipe(normalizeErrors, Pages.middleware, Compression.middleware, mountAt(options.basePath), Site.middleware(options.basePath, options.site)))
+      HttpServer.serve(
+        app.pipe(
+          normalizeErrors,
+          CrossSite.guard(options.publicOrigin),
+          Pages.middleware,
+          Compression.middleware,
+          mountAt(options.basePath),
+          Site.middleware(options.basePath, options.site)
+        )
+      )
     ),
     Layer.unwrapEffect,
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),

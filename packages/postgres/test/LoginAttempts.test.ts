@@ -1,0 +1,55 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { LoginThrottle } from "@climate-grade/core"
+import { LoginAttemptsRepo } from "@climate-grade/postgres"
+import { backends } from "@climate-grade/testing"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+
+const WINDOW = 60_000
+const T0 = Date.parse("2026-11-23T12:00:00Z")
+
+for (const backend of backends) {
+  describe(`login attempts on ${backend.name}`, () => {
+    layer(LoginAttemptsRepo.layer.pipe(Layer.provideMerge(backend.layer)), { timeout: 60_000 })((it) => {
+      it.effect("concurrent attempts each get their own count: the upsert is atomic", () =>
+        Effect.gen(function* () {
+          const repo = yield* LoginThrottle.LoginAttempts
+          const results = yield* Effect.all(
+            Array.from({ length: 25 }, (_, i) => repo.count(["account:race@x.org", `address:10.0.0.${i % 5}`], T0, WINDOW)),
+            { concurrency: "unbounded" }
+          )
+          expect(results.map(([account]) => account.count).sort((a, b) => a - b)).toEqual(
+            Array.from({ length: 25 }, (_, i) => i + 1)
+          )
+          for (const [, address] of results) expect(address.count).toBeLessThanOrEqual(5)
+        }))
+
+      it.effect("counts as LoginThrottle.step does: a window that has ended starts over", () =>
+        Effect.gen(function* () {
+          const repo = yield* LoginThrottle.LoginAttempts
+          const keys = ["account:step@x.org", "address:192.0.2.50"] as const
+          let model = Option.none<LoginThrottle.Counter>()
+          for (const at of [0, 1_000, 59_999, 60_000, 60_001, 200_000, 200_000]) {
+            const [account, address] = yield* repo.count(keys, T0 + at, WINDOW)
+            const expected = LoginThrottle.step(model, T0 + at, WINDOW)
+            model = Option.some(expected)
+            expect(account).toEqual(expected)
+            expect(address).toEqual(expected)
+          }
+        }))
+
+      it.effect("a success clears the account and takes the address's attempt back", () =>
+        Effect.gen(function* () {
+          const repo = yield* LoginThrottle.LoginAttempts
+          const keys = ["account:ok@x.org", "address:192.0.2.60"] as const
+          yield* repo.count(keys, T0, WINDOW)
+          yield* repo.count(keys, T0, WINDOW)
+          yield* repo.succeeded(keys)
+          const [account, address] = yield* repo.count(keys, T0 + 1, WINDOW)
+          expect(account).toEqual({ count: 1, windowStart: T0 + 1 })
+          expect(address).toEqual({ count: 2, windowStart: T0 })
+        }))
+    })
+  })
+}
