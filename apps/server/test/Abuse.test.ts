@@ -7,6 +7,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
 import { PasswordHasher, Users } from "@climate-grade/core"
 import { backends, TestServer, testServerLayer } from "@climate-grade/testing"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
@@ -94,12 +95,22 @@ for (const backend of backends) {
           expect(statuses).toEqual([400, 400, 400, 400, 400, 400, 400, 400, 429, 429])
         }))
 
+      it.effect("any e-mail a client sends (long, NUL, odd unicode) is counted, never a server error", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          for (const email of ["x".repeat(20_000), "nul\u0000@example.org", "\u{1F600}@example.org", ""]) {
+            const response = yield* login(server.origin, email, "guess")
+            expect(response.status).toBe(400)
+            expect(yield* json(response)).toEqual({ detail: "LOGIN_BAD_CREDENTIALS" })
+          }
+        }))
+
       it.effect("instances on one database share the count", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           const database = yield* Effect.context<SqlClient.SqlClient>()
           const second = yield* Layer.build(testServerLayer(THROTTLE, Layer.succeedContext(database)))
-          const other = second.unsafeMap.get(TestServer.key) as TestServer["Type"]
+          const other = Context.get(second, TestServer)
           yield* Effect.sleep("3 seconds")
           const statuses: Array<number> = []
           for (const origin of [server.origin, other.origin, server.origin, other.origin]) {

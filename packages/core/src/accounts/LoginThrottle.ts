@@ -15,6 +15,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { sha256Hex } from "../Crypto.js"
 
 export interface Policy {
   /** Failed attempts allowed per account (normalised e-mail) within one window. */
@@ -38,15 +39,18 @@ export interface Counter {
   readonly windowStart: number
 }
 
-/** The key an account is counted under: the address as users type it, trimmed and lower-cased. */
-export const accountKey = (email: string): string => `account:${email.trim().toLowerCase()}`
+/**
+ * The key an account is counted under: the address as users type it, trimmed and lower-cased.
+ * Keys are hashed: whatever a client sends (a megabyte, a NUL) makes a short, storable key.
+ */
+export const accountKey = (email: string): string => `account:${sha256Hex(email.trim().toLowerCase())}`
 
 /**
  * The key a client address is counted under. An IPv4-mapped IPv6 address counts as its IPv4
  * address; any other IPv6 address counts as its /64 network, since one subscriber is usually
  * given a whole /64 and could otherwise rotate through it to escape the limit.
  */
-export const addressKey = (address: string): string => `address:${clientNetwork(address)}`
+export const addressKey = (address: string): string => `address:${sha256Hex(clientNetwork(address))}`
 
 export const clientNetwork = (address: string): string => {
   const trimmed = address.trim().toLowerCase().replace(/%.*$/, "")
