@@ -37,11 +37,17 @@ const login = (origin: string, email: string, password: string, headers: Record<
 
 const sessionToken = (response: Response) => /(?:^|;\s*)session=([^;]+)/.exec(response.headers.get("set-cookie") ?? "")?.[1]
 
+/**
+ * The window is long enough that a test's attempts all fall in one window on a loaded machine;
+ * each test speaks from client addresses of its own (through one trusted proxy hop), so tests
+ * do not share an address's count.
+ */
 const THROTTLE = {
   LOGIN_ACCOUNT_FAILURES: "3",
   LOGIN_ADDRESS_FAILURES: "8",
-  LOGIN_WINDOW_SECONDS: "3"
+  LOGIN_WINDOW_SECONDS: "10"
 }
+const from = (address: string) => ({ "x-forwarded-for": address })
 
 /** The server under test and, over the same database, its SqlClient (for a second instance). */
 const world = (backend: (typeof backends)[number], env: Record<string, string>) =>
@@ -49,15 +55,18 @@ const world = (backend: (typeof backends)[number], env: Record<string, string>) 
 
 for (const backend of backends) {
   describe(`password guessing on ${backend.name}`, () => {
-    layer(world(backend, {}), { timeout: 120_000 })((it) => {
+    layer(world(backend, { TRUSTED_PROXY_HOPS: "1" }), { timeout: 120_000 })((it) => {
       it.effect("past the account's limit: 429 with Retry-After, the same for a known and an unknown address", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           yield* createUser("owner@example.org", "correct horse")
           const answers: Array<[number, string | null, string | undefined]> = []
-          for (const email of ["owner@example.org", "ghost@example.org"]) {
+          for (const [email, address] of [
+            ["owner@example.org", "10.0.1.1"],
+            ["ghost@example.org", "10.0.1.2"]
+          ] as const) {
             for (let i = 0; i < 5; i++) {
-              const response = yield* login(server.origin, email, "wrong horse")
+              const response = yield* login(server.origin, email, "wrong horse", from(address))
               answers.push([response.status, response.headers.get("retry-after"), (yield* json(response)).detail])
             }
           }
@@ -67,40 +76,27 @@ for (const backend of backends) {
           for (const [status, retryAfter, detail] of [...known, ...unknown]) {
             if (status !== 429) continue
             expect(Number(retryAfter)).toBeGreaterThanOrEqual(1)
-            expect(Number(retryAfter)).toBeLessThanOrEqual(3)
-            expect(detail).toMatch(/^Too many failed sign-in attempts; try again in [1-3] seconds\.$/)
+            expect(Number(retryAfter)).toBeLessThanOrEqual(10)
+            expect(detail).toBe(`Too many failed sign-in attempts; try again in ${retryAfter} seconds.`)
           }
 
-          // The right password is refused too while the account is locked...
-          const locked = yield* login(server.origin, "Owner@Example.org ", "correct horse")
+          // The right password is refused too while the account is locked, from anywhere...
+          const locked = yield* login(server.origin, "Owner@Example.org ", "correct horse", from("10.0.1.3"))
           expect(locked.status).toBe(429)
           // ...and accepted once the window has passed; a success starts the count over.
           yield* Effect.sleep(`${Number(locked.headers.get("retry-after"))} seconds`)
-          const allowed = yield* login(server.origin, "owner@example.org", "correct horse")
+          const allowed = yield* login(server.origin, "owner@example.org", "correct horse", from("10.0.1.3"))
           expect(allowed.status).toBe(204)
-          for (let i = 0; i < 3; i++) expect((yield* login(server.origin, "owner@example.org", "wrong")).status).toBe(400)
-        }))
-
-      it.effect("one client address spraying many accounts is stopped at its limit; x-forwarded-for is not trusted", () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          // The window may still hold the previous test's failures from this address.
-          yield* Effect.sleep("3 seconds")
-          const statuses: Array<number> = []
-          for (let i = 0; i < 10; i++) {
-            const response = yield* login(server.origin, `spray${i}@example.org`, "guess", {
-              "x-forwarded-for": `198.51.100.${i}`
-            })
-            statuses.push(response.status)
+          for (let i = 0; i < 3; i++) {
+            expect((yield* login(server.origin, "owner@example.org", "wrong", from("10.0.1.3"))).status).toBe(400)
           }
-          expect(statuses).toEqual([400, 400, 400, 400, 400, 400, 400, 400, 429, 429])
         }))
 
       it.effect("any e-mail a client sends (long, NUL, odd unicode) is counted, never a server error", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           for (const email of ["x".repeat(20_000), "nul\u0000@example.org", "\u{1F600}@example.org", ""]) {
-            const response = yield* login(server.origin, email, "guess")
+            const response = yield* login(server.origin, email, "guess", from("10.0.2.1"))
             expect(response.status).toBe(400)
             expect(yield* json(response)).toEqual({ detail: "LOGIN_BAD_CREDENTIALS" })
           }
@@ -110,18 +106,17 @@ for (const backend of backends) {
         Effect.gen(function* () {
           const server = yield* TestServer
           const database = yield* Effect.context<SqlClient.SqlClient>()
-          const second = yield* Layer.build(testServerLayer(THROTTLE, Layer.succeedContext(database)))
+          const second = yield* Layer.build(
+            testServerLayer({ ...THROTTLE, TRUSTED_PROXY_HOPS: "1" }, Layer.succeedContext(database))
+          )
           const other = Context.get(second, TestServer)
-          yield* Effect.sleep("3 seconds")
           const statuses: Array<number> = []
           for (const origin of [server.origin, other.origin, server.origin, other.origin]) {
-            statuses.push((yield* login(origin, "shared@example.org", "guess")).status)
+            statuses.push((yield* login(origin, "shared@example.org", "guess", from("10.0.3.1"))).status)
           }
           expect(statuses).toEqual([400, 400, 400, 429])
         }).pipe(Effect.scoped))
-    })
 
-    layer(world(backend, { TRUSTED_PROXY_HOPS: "1" }), { timeout: 120_000 })((it) => {
       it.effect("behind a trusted proxy, the client is the address the proxy appended", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
@@ -134,6 +129,19 @@ for (const backend of backends) {
           expect(yield* spray("192.0.2.10", 9)).toEqual([400, 400, 400, 400, 400, 400, 400, 400, 429])
           // Another client behind the same proxy is not held back by the first one's failures.
           expect(yield* spray("192.0.2.11", 1)).toEqual([400])
+        }))
+    })
+
+    layer(world(backend, {}), { timeout: 120_000 })((it) => {
+      it.effect("one client address spraying many accounts is stopped at its limit; x-forwarded-for is not trusted", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const statuses: Array<number> = []
+          for (let i = 0; i < 10; i++) {
+            const response = yield* login(server.origin, `spray${i}@example.org`, "guess", from(`198.51.100.${i}`))
+            statuses.push(response.status)
+          }
+          expect(statuses).toEqual([400, 400, 400, 400, 400, 400, 400, 400, 429, 429])
         }))
     })
   })
