@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util"
 import { NodeRuntime } from "@effect/platform-node"
-import { PasswordHasher, Users } from "@climate-grade/core"
+import { PasswordHasher, PasswordLogin, Users } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { servicesLayer } from "./App.js"
@@ -33,11 +33,9 @@ const { values } = parseArgs({
   allowPositionals: true
 })
 
-const email = values.email?.trim().toLowerCase() ?? fail(usage)
-if (!/^[^\s@]+@[^\s@]+$/.test(email)) fail(`not an e-mail address: ${email}`)
+const email = Either.getOrElse(PasswordLogin.newAccountEmail(values.email ?? fail(usage)), fail)
 if (process.stdin.isTTY) fail(usage)
-const password = await readStdin()
-if (password.length < 8) fail("the password on standard input must have at least 8 characters")
+const password = Either.getOrElse(PasswordLogin.newAccountPassword(await readStdin()), fail)
 
 const config = Effect.runSync(Effect.either(appConfig))
 if (Either.isLeft(config)) fail(describeConfigError(config.left))

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { LoginThrottle, OAuthAccounts, PasswordHasher, Sessions, Users } from "@climate-grade/core"
+import { LoginThrottle, OAuthAccounts, PasswordLogin, Sessions } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -22,26 +22,16 @@ const throttled = (error: LoginThrottle.TooManyAttempts) =>
 
 export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
   Effect.gen(function* () {
-    const users = yield* Users
     const sessions = yield* Sessions
-    const hasher = yield* PasswordHasher
+    const passwords = yield* PasswordLogin.make
     const settings = yield* HttpSettings
     const throttle = yield* Effect.context<LoginThrottle.LoginAttempts | LoginThrottle.LoginPolicy>()
-    // Verifying against a throwaway hash when the address is unknown keeps the answer's timing
-    // from telling which addresses have accounts.
-    const decoy = yield* hasher.hash("decoy password that matches nothing")
     return handlers
       .handle("login", ({ payload }) =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
-          const check = Effect.gen(function* () {
-            const user = yield* users.findByEmail(payload.email.trim())
-            const valid = yield* hasher.verify(
-              payload.password,
-              Option.match(user, { onNone: () => decoy, onSome: (u) => u.hashedPassword })
-            )
-            return Option.filter(user, (u) => valid && u.isActive && !u.oauthOnly)
-          })
+          // The rule (one refusal for every reason, the decoy hash) is the core's.
+          const check = Effect.option(passwords.check(payload.email, payload.password))
           const attempt = { email: payload.email, address: clientAddress(request, settings.trustedProxyHops) }
           const outcome = yield* LoginThrottle.guard(attempt, check).pipe(Effect.provide(throttle), Effect.either)
           if (outcome._tag === "Left") return throttled(outcome.left)

@@ -1,5 +1,5 @@
 import type { HttpServerRequest } from "@effect/platform"
-import { Sessions, type User } from "@climate-grade/core"
+import { Sessions, SessionUser } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -24,32 +24,18 @@ export const presentedTokens = (request: HttpServerRequest.HttpServerRequest): R
  * The request's signed-in, active user, if any, from the first token that names one (a stale
  * cookie does not hide a valid bearer token); for routes where a session is optional.
  */
-export const optionalUser = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function* () {
-    const sessions = yield* Sessions
-    for (const token of presentedTokens(request)) {
-      const user = Option.filter(yield* sessions.find(token), (u) => u.isActive)
-      if (Option.isSome(user)) return user
-    }
-    return Option.none<User>()
-  })
+export const optionalUser = (request: HttpServerRequest.HttpServerRequest) => SessionUser.first(presentedTokens(request))
 
 export const layer = Layer.effect(
   Authentication,
   Effect.gen(function* () {
     const sessions = yield* Sessions
-    // `is_active` is read with the session on every request, so deactivation takes effect at once.
+    // No active user behind the token (none, expired, or deactivated): the route answers 401.
     const check = (token: Redacted.Redacted<string>) =>
-      Redacted.value(token) === ""
-        ? Effect.fail(Unauthorized.default)
-        : sessions.find(Redacted.value(token)).pipe(
-            Effect.flatMap(
-              Option.match({
-                onNone: () => Effect.fail(Unauthorized.default),
-                onSome: (user) => (user.isActive ? Effect.succeed(user) : Effect.fail(Unauthorized.default))
-              })
-            )
-          )
+      SessionUser.find(Redacted.value(token)).pipe(
+        Effect.provideService(Sessions, sessions),
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(Unauthorized.default), onSome: Effect.succeed }))
+      )
     return Authentication.of({ cookie: check, bearer: check })
   })
 )

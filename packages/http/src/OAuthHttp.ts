@@ -7,13 +7,10 @@ import { Cookies, HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "
 import {
   AccountResolution,
   accountRedirect as accountLocation,
-  AuthSecret,
-  Crypto,
-  Outcome,
+  type Outcome,
   type ProviderName,
   Providers,
-  SecureRandom,
-  SignedState,
+  SignIn,
   type User
 } from "@climate-grade/core"
 import * as Duration from "effect/Duration"
@@ -39,8 +36,6 @@ const bindingCookieName = (provider: ProviderName) => `oauth_tx_${provider}`
 export const make = Effect.gen(function* () {
   const settings = yield* HttpSettings
   const providers = yield* Providers.ProviderSettings
-  const random = yield* SecureRandom
-  const secret = yield* AuthSecret
   const bindingPath = `${settings.basePath}${API_PREFIX}`
 
   const bindingCookie = (request: HttpServerRequest.HttpServerRequest, provider: ProviderName, value: string, maxAge: Duration.Duration) =>
@@ -63,30 +58,12 @@ export const make = Effect.gen(function* () {
   const start = (provider: ProviderName, user: Option.Option<User>) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const config = providers[provider]
-      if (!Providers.isEnabled(config)) return accountRedirect(provider, Outcome.Unavailable())
-      const descriptor = Providers.registry[provider]
-      const binding = Crypto.base64Url(yield* random.bytes(32))
-      const purpose = Option.isSome(user) ? "link" : "login"
-      const state = yield* SignedState.mint({
-        purpose,
-        provider,
-        userId: Option.match(user, { onNone: () => "", onSome: (u) => u.id }),
-        binding
-      })
-      const authorize = new URL(config.authorizeUrl)
-      const params: Record<string, string> = {
-        client_id: config.clientId,
-        redirect_uri: redirectUri(request, provider),
-        response_type: "code",
-        scope: purpose === "link" ? descriptor.scopeLink : descriptor.scopeLogin,
-        state,
-        ...descriptor.extraAuthorizeParams,
-        code_challenge: SignedState.pkceChallenge(SignedState.pkceVerifier(secret, binding)),
-        code_challenge_method: "S256"
-      }
-      for (const [key, value] of Object.entries(params)) authorize.searchParams.set(key, value)
-      return redirect(authorize.href).pipe(withCookies(bindingCookie(request, provider, binding, Duration.seconds(600))))
+      const decision = yield* SignIn.start({ provider, user, redirectUri: redirectUri(request, provider) })
+      return decision._tag === "Unavailable"
+        ? accountRedirect(provider, decision.outcome)
+        : redirect(decision.location).pipe(
+            withCookies(bindingCookie(request, provider, decision.binding, Duration.seconds(SignIn.BINDING_MAX_AGE_SECONDS)))
+          )
     })
 
   const requireUser = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
@@ -110,37 +87,19 @@ export const make = Effect.gen(function* () {
   ) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const cleared = bindingCookie(request, provider, "", Duration.zero)
-      const finish = (outcome: Outcome) => {
-        const response = accountRedirect(provider, outcome).pipe(withCookies(cleared))
-        return outcome._tag === "Created" || outcome._tag === "SignedIn"
-          ? response.pipe(withCookies(sessionCookie(request, outcome.session.token)))
-          : response
-      }
-      if (!Providers.isEnabled(providers[provider])) return finish(Outcome.Unavailable())
-      const code = query.code ?? ""
-      if (code === "") return finish(Outcome.Cancelled())
-      const binding = Option.fromNullable(request.cookies[bindingCookieName(provider)]).pipe(
-        Option.filter((b) => b !== "")
-      )
-      const state = query.state ?? ""
-      // Only a bound state's start sent a PKCE challenge (a state from before browser binding
-      // had none), and its binding cookie was checked against the state, so the verifier is its.
-      const exchange = (verified: SignedState.Verified) => ({
+      const outcome = yield* SignIn.callback({
         provider,
-        code,
+        code: query.code,
+        state: query.state,
+        binding: request.cookies[bindingCookieName(provider)],
         redirectUri: redirectUri(request, provider),
-        codeVerifier:
-          verified.bound && Option.isSome(binding) ? Option.some(SignedState.pkceVerifier(secret, binding.value)) : Option.none()
+        sessionUser: optionalUser(request)
       })
-      const link = yield* SignedState.verifyClaims(state, { purpose: "link", provider, binding })
-      if (Option.isSome(link)) {
-        const sessionUser = yield* optionalUser(request)
-        return finish(yield* AccountResolution.linkFinish({ ...exchange(link.value), stateUserId: link.value.userId, sessionUser }))
-      }
-      const login = yield* SignedState.verifyClaims(state, { purpose: "login", provider, binding })
-      if (Option.isSome(login)) return finish(yield* AccountResolution.loginFinish(exchange(login.value)))
-      return finish(Outcome.Error({ reason: "bad state" }))
+      // The binding cookie has served its purpose whatever the outcome.
+      const response = accountRedirect(provider, outcome).pipe(
+        withCookies(bindingCookie(request, provider, "", Duration.zero))
+      )
+      return SignIn.signsIn(outcome) ? response.pipe(withCookies(sessionCookie(request, outcome.session.token))) : response
     })
 
   const unlink = (provider: ProviderName) =>

@@ -1,0 +1,66 @@
+/**
+ * Password sign-in (SPEC.md "Password login", CONTRACT.md §2) and the rules of a new password
+ * account (the operator command). An unknown address, a wrong password, an inactive account and
+ * a provider-only account all get the same refusal; the password is verified against a decoy hash
+ * when the address is unknown, so the timing does not tell which addresses have accounts.
+ */
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type { IssuedSession, User } from "./Domain.js"
+import { PasswordHasher, Sessions, Users } from "./Ports.js"
+
+/** The one refusal of a password login, whatever the reason (no enumeration). */
+export class LoginRefused extends Data.TaggedError("LoginRefused")<{}> {}
+
+/** Whether a user may sign in with this password: exists, password matches, active, not provider-only. */
+export const admits = (user: Option.Option<User>, passwordMatches: boolean): Option.Option<User> =>
+  Option.filter(user, (u) => passwordMatches && u.isActive && !u.oauthOnly)
+
+export interface PasswordLogin {
+  /** The user this address and password sign in, or the one refusal. */
+  readonly check: (email: string, password: string) => Effect.Effect<User, LoginRefused>
+  /** As `check`, then a new session for that user. */
+  readonly login: (email: string, password: string) => Effect.Effect<IssuedSession, LoginRefused>
+}
+
+/** Builds the login rule; the decoy hash is made once, here. */
+export const make = Effect.gen(function* () {
+  const users = yield* Users
+  const sessions = yield* Sessions
+  const hasher = yield* PasswordHasher
+  const decoy = yield* hasher.hash("decoy password that matches nothing")
+  const check = (email: string, password: string) =>
+    Effect.gen(function* () {
+      const user = yield* users.findByEmail(email.trim())
+      // Always one verification, against the user's hash or the decoy.
+      const matches = yield* hasher.verify(
+        password,
+        Option.match(user, { onNone: () => decoy, onSome: (u) => u.hashedPassword })
+      )
+      return yield* Option.match(admits(user, matches), {
+        onNone: () => Effect.fail(new LoginRefused()),
+        onSome: Effect.succeed
+      })
+    })
+  return {
+    check,
+    login: (email, password) => Effect.flatMap(check(email, password), (user) => sessions.issue(user.id))
+  } satisfies PasswordLogin
+})
+
+/** The shortest password a new password account may have. */
+export const MIN_PASSWORD_LENGTH = 8
+
+/** A new account's address, as stored: trimmed, lower-cased, one `@` with something on each side and no space. */
+export const newAccountEmail = (raw: string): Either.Either<string, string> => {
+  const email = raw.trim().toLowerCase()
+  return /^[^\s@]+@[^\s@]+$/.test(email) ? Either.right(email) : Either.left(`not an e-mail address: ${email}`)
+}
+
+/** A new account's password: at least `MIN_PASSWORD_LENGTH` characters (UTF-16 code units, as before). */
+export const newAccountPassword = (password: string): Either.Either<string, string> =>
+  password.length >= MIN_PASSWORD_LENGTH
+    ? Either.right(password)
+    : Either.left(`the password on standard input must have at least ${MIN_PASSWORD_LENGTH} characters`)

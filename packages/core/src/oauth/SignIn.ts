@@ -1,0 +1,109 @@
+/**
+ * The sign-in and linking decisions of SPEC.md "Sign-in and linking" and CONTRACT.md §2, before
+ * and after the provider's round trip. The HTTP adapter only translates: it reads the request
+ * (cookies, the session, the query), and turns a decision into a redirect and cookies.
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { ProviderName, User } from "../accounts/Domain.js"
+import { SecureRandom } from "../accounts/Ports.js"
+import { AuthSecret } from "../AuthSecret.js"
+import { base64Url } from "../Crypto.js"
+import * as AccountResolution from "./AccountResolution.js"
+import { Outcome } from "./Outcome.js"
+import { isEnabled, ProviderSettings, registry } from "./Providers.js"
+import * as SignedState from "./SignedState.js"
+
+/** How long the browser-binding cookie lives: as long as a state is accepted. */
+export const BINDING_MAX_AGE_SECONDS = SignedState.MAX_AGE_SECONDS
+
+export type StartDecision =
+  /** The provider is not configured: straight back to the account page. */
+  | { readonly _tag: "Unavailable"; readonly outcome: Outcome }
+  /** To the provider's authorize URL, binding this browser with a cookie holding `binding`. */
+  | { readonly _tag: "Authorize"; readonly location: string; readonly binding: string }
+
+/**
+ * A start: signed in, it is a link (the state names the user); signed out, a login. The state is
+ * bound to a fresh random cookie, from which the PKCE verifier is derived (CONTRACT.md hardening).
+ */
+export const start = (input: {
+  readonly provider: ProviderName
+  readonly user: Option.Option<User>
+  /** The callback URL this deployment is reached at. */
+  readonly redirectUri: string
+}) =>
+  Effect.gen(function* () {
+    const config = (yield* ProviderSettings)[input.provider]
+    if (!isEnabled(config)) return { _tag: "Unavailable", outcome: Outcome.Unavailable() } satisfies StartDecision
+    const random = yield* SecureRandom
+    const secret = yield* AuthSecret
+    const descriptor = registry[input.provider]
+    const binding = base64Url(yield* random.bytes(32))
+    const purpose = Option.isSome(input.user) ? "link" : "login"
+    const state = yield* SignedState.mint({
+      purpose,
+      provider: input.provider,
+      userId: Option.match(input.user, { onNone: () => "", onSome: (u) => u.id }),
+      binding
+    })
+    const authorize = new URL(config.authorizeUrl)
+    const params: Record<string, string> = {
+      client_id: config.clientId,
+      redirect_uri: input.redirectUri,
+      response_type: "code",
+      scope: purpose === "link" ? descriptor.scopeLink : descriptor.scopeLogin,
+      state,
+      ...descriptor.extraAuthorizeParams,
+      code_challenge: SignedState.pkceChallenge(SignedState.pkceVerifier(secret, binding)),
+      code_challenge_method: "S256"
+    }
+    for (const [key, value] of Object.entries(params)) authorize.searchParams.set(key, value)
+    return { _tag: "Authorize", location: authorize.href, binding } satisfies StartDecision
+  })
+
+export interface CallbackInput<R> {
+  readonly provider: ProviderName
+  readonly code: string | undefined
+  readonly state: string | undefined
+  /** The browser-binding cookie the callback carried, if any. */
+  readonly binding: string | undefined
+  readonly redirectUri: string
+  /** The request's signed-in user; read only for a link state. */
+  readonly sessionUser: Effect.Effect<Option.Option<User>, never, R>
+}
+
+/**
+ * A callback, in CONTRACT's order: an unconfigured provider, then a missing code (the user
+ * cancelled), then the state, tried as a link first and then as a login; neither is a bad state.
+ */
+export const callback = <R>(input: CallbackInput<R>) =>
+  Effect.gen(function* () {
+    if (!isEnabled((yield* ProviderSettings)[input.provider])) return Outcome.Unavailable()
+    const code = input.code ?? ""
+    if (code === "") return Outcome.Cancelled()
+    const secret = yield* AuthSecret
+    const binding = Option.fromNullable(input.binding).pipe(Option.filter((b) => b !== ""))
+    const state = input.state ?? ""
+    // Only a bound state's start sent a PKCE challenge (a state from before browser binding had
+    // none), and its binding cookie was checked against the state, so the verifier is its.
+    const exchange = (verified: SignedState.Verified) => ({
+      provider: input.provider,
+      code,
+      redirectUri: input.redirectUri,
+      codeVerifier:
+        verified.bound && Option.isSome(binding) ? Option.some(SignedState.pkceVerifier(secret, binding.value)) : Option.none()
+    })
+    const link = yield* SignedState.verifyClaims(state, { purpose: "link", provider: input.provider, binding })
+    if (Option.isSome(link)) {
+      const sessionUser = yield* input.sessionUser
+      return yield* AccountResolution.linkFinish({ ...exchange(link.value), stateUserId: link.value.userId, sessionUser })
+    }
+    const login = yield* SignedState.verifyClaims(state, { purpose: "login", provider: input.provider, binding })
+    if (Option.isSome(login)) return yield* AccountResolution.loginFinish(exchange(login.value))
+    return Outcome.Error({ reason: "bad state" })
+  })
+
+/** Whether an outcome signs the browser in (it then gets a session cookie). */
+export const signsIn = (outcome: Outcome): outcome is Extract<Outcome, { readonly session: unknown }> =>
+  outcome._tag === "Created" || outcome._tag === "SignedIn"

@@ -1,0 +1,174 @@
+import { describe, expect, it } from "@effect/vitest"
+import { PasswordHasher, PasswordLogin, SessionUser, User, type UserId } from "@climate-grade/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as FastCheck from "effect/FastCheck"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as InMemory from "../oauth/InMemory.js"
+
+const EMAILS = ["a@x.org", "b@x.org", "c@x.org"]
+const PASSWORDS = ["correct horse", "battery staple", ""]
+
+interface Account {
+  readonly email: string
+  readonly password: string
+  readonly isActive: boolean
+  readonly oauthOnly: boolean
+}
+
+const accountsArb = FastCheck.uniqueArray(FastCheck.constantFrom(...EMAILS), { maxLength: 3 }).chain((emails) =>
+  FastCheck.tuple(
+    ...emails.map((email) =>
+      FastCheck.record({
+        email: FastCheck.constant(email),
+        password: FastCheck.constantFrom("correct horse", "correct horse", ...PASSWORDS),
+        // Weighted towards accounts that may sign in, so admissions are common enough to count.
+        isActive: FastCheck.constantFrom(true, true, false),
+        oauthOnly: FastCheck.constantFrom(false, false, true)
+      })
+    )
+  )
+)
+
+// An attempt's address: known or not, in any case, with stray spaces.
+const attemptArb = FastCheck.record({
+  email: FastCheck.tuple(
+    FastCheck.constantFrom(...EMAILS, "nobody@x.org"),
+    FastCheck.boolean(),
+    FastCheck.constantFrom("", " ", "  \t")
+  ).map(([email, upper, pad]) => `${pad}${upper ? email.toUpperCase() : email}${pad}`),
+  password: FastCheck.constantFrom("correct horse", "correct horse", "battery staple", "", "CORRECT HORSE")
+})
+
+let nextId = 0
+const world = (accounts: ReadonlyArray<Account>) => {
+  const store = InMemory.emptyStore()
+  for (const a of accounts) {
+    const id = `00000000-0000-4000-9000-${(++nextId).toString(16).padStart(12, "0")}` as UserId
+    store.users.set(
+      id,
+      new User({
+        id,
+        email: a.email,
+        hashedPassword: `hashed:${a.password}`,
+        isActive: a.isActive,
+        isSuperuser: false,
+        isVerified: true,
+        oauthOnly: a.oauthOnly,
+        chatId: null,
+        chatDm: false
+      })
+    )
+  }
+  // The in-memory hasher, counting what each verification was checked against.
+  const verified: Array<string> = []
+  const hasher = Layer.succeed(PasswordHasher, {
+    hash: (p) => Effect.succeed(`hashed:${p}`),
+    verify: (p, h) =>
+      Effect.sync(() => {
+        verified.push(h)
+        return h === `hashed:${p}`
+      })
+  })
+  return { store, verified, layer: Layer.merge(InMemory.layer(store), hasher) }
+}
+
+describe("PasswordLogin", () => {
+  it.effect("admits exactly the active, password-holding account whose password matches; one refusal for every other case", () =>
+    Effect.gen(function* () {
+      const seen = { admitted: 0, refused: 0, unknown: 0 }
+      yield* Effect.promise(() =>
+        FastCheck.assert(
+          FastCheck.asyncProperty(accountsArb, attemptArb, async (accounts, attempt) => {
+            const { store, verified, layer } = world(accounts)
+            const account = accounts.find((a) => a.email === attempt.email.trim().toLowerCase())
+            const expected =
+              account !== undefined && account.password === attempt.password && account.isActive && !account.oauthOnly
+            const result = await Effect.runPromise(
+              Effect.flatMap(PasswordLogin.make, (p) => Effect.either(p.login(attempt.email, attempt.password))).pipe(
+                Effect.provide(layer)
+              )
+            )
+            // Exactly one verification per attempt (after the decoy's hash), against the decoy when the address is unknown.
+            expect(verified).toHaveLength(1)
+            if (account === undefined) {
+              seen.unknown++
+              expect(verified[0]).toBe("hashed:decoy password that matches nothing")
+            }
+            if (expected) {
+              seen.admitted++
+              expect(Either.isRight(result)).toBe(true)
+              expect(store.sessions.size).toBe(1)
+            } else {
+              seen.refused++
+              // The same refusal whatever the reason, and no session.
+              expect(Either.isLeft(result) && result.left).toEqual(new PasswordLogin.LoginRefused())
+              expect(store.sessions.size).toBe(0)
+            }
+          }),
+          { numRuns: 300 }
+        )
+      )
+      // The generators reach every branch: a run of only refusals would prove nothing.
+      expect(seen.admitted).toBeGreaterThan(10)
+      expect(seen.refused).toBeGreaterThan(10)
+      expect(seen.unknown).toBeGreaterThan(10)
+    })
+  )
+
+  it("the operator command's address and password rules", () => {
+    expect(PasswordLogin.newAccountEmail("  Ops@Example.ORG ")).toEqual(Either.right("ops@example.org"))
+    for (const bad of ["", "ops", "@x.org", "ops@", "o ps@x.org", "a@b@"]) {
+      expect(Either.isLeft(PasswordLogin.newAccountEmail(bad))).toBe(true)
+    }
+    expect(PasswordLogin.newAccountPassword("1234567")).toEqual(
+      Either.left("the password on standard input must have at least 8 characters")
+    )
+    expect(PasswordLogin.newAccountPassword("12345678")).toEqual(Either.right("12345678"))
+    FastCheck.assert(
+      FastCheck.property(FastCheck.string(), (raw) =>
+        Either.match(PasswordLogin.newAccountEmail(raw), {
+          onLeft: () => true,
+          onRight: (email) => email === raw.trim().toLowerCase() && email.split("@").length === 2 && !/\s/.test(email)
+        })
+      )
+    )
+  })
+})
+
+describe("SessionUser", () => {
+  const tokenArb = FastCheck.constantFrom("", "t1", "t2", "t3", "nope")
+  it.effect("a session names its user only while the user is active; the first active user among the tokens wins", () =>
+    Effect.gen(function* () {
+      const seen = { some: 0, none: 0 }
+      yield* Effect.promise(() =>
+        FastCheck.assert(
+          FastCheck.asyncProperty(
+            accountsArb.filter((a) => a.length > 0),
+            FastCheck.array(FastCheck.tuple(FastCheck.constantFrom("t1", "t2", "t3"), FastCheck.nat(2)), { maxLength: 3 }),
+            FastCheck.array(tokenArb, { maxLength: 3 }),
+            async (accounts, sessions, presented) => {
+              const { store, layer } = world(accounts)
+              const users = [...store.users.values()]
+              for (const [token, index] of sessions) store.sessions.set(token, users[index % users.length]!.id)
+              const owner = (token: string) => users.find((u) => u.id === store.sessions.get(token))
+              const expected = presented.map(owner).find((u) => u?.isActive)
+              const [one, first] = await Effect.runPromise(
+                Effect.all([SessionUser.find(presented[0] ?? ""), SessionUser.first(presented)]).pipe(Effect.provide(layer))
+              )
+              const single = owner(presented[0] ?? "")
+              expect(Option.getOrUndefined(one)?.id).toBe(single?.isActive ? single.id : undefined)
+              expect(Option.getOrUndefined(first)?.id).toBe(expected?.id)
+              if (expected === undefined) seen.none++
+              else seen.some++
+            }
+          ),
+          { numRuns: 300 }
+        )
+      )
+      expect(seen.some).toBeGreaterThan(10)
+      expect(seen.none).toBeGreaterThan(10)
+    })
+  )
+})

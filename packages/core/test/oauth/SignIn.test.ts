@@ -1,0 +1,190 @@
+import { describe, expect, it } from "@effect/vitest"
+import {
+  AuthSecret,
+  Crypto,
+  ExchangeFailed,
+  type ExchangeInput,
+  ProviderExchange,
+  Providers,
+  SignedState,
+  SignIn,
+  User,
+  type UserId
+} from "@climate-grade/core"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as InMemory from "./InMemory.js"
+
+const SECRET = Redacted.make("a test secret of at least thirty-two characters")
+
+const config = (enabled: boolean): Providers.ProviderConfig => ({
+  clientId: enabled ? "client" : "",
+  clientSecret: Redacted.make(enabled ? "secret" : ""),
+  authorizeUrl: "https://provider.example/authorize?tenant=1",
+  tokenUrl: "https://provider.example/token",
+  userinfoUrl: "https://provider.example/userinfo",
+  label: "Provider"
+})
+
+const user = (id: string) =>
+  new User({
+    id: id as UserId,
+    email: `${id.slice(-1)}@x.org`,
+    hashedPassword: "",
+    isActive: true,
+    isSuperuser: false,
+    isVerified: true,
+    oauthOnly: false,
+    chatId: null,
+    chatDm: false
+  })
+const ALICE = user("00000000-0000-4000-8000-00000000000a")
+const BOB = user("00000000-0000-4000-8000-00000000000b")
+
+const world = (enabled: boolean) => {
+  const exchanges: Array<ExchangeInput> = []
+  const layer = Layer.mergeAll(
+    InMemory.layer(InMemory.emptyStore()),
+    Layer.succeed(AuthSecret, SECRET),
+    Layer.succeed(Providers.ProviderSettings, { chat: config(enabled), idp: config(enabled) }),
+    // Records what was sent and fails, so the rules after the exchange end at once.
+    Layer.succeed(ProviderExchange, {
+      exchange: (input) => Effect.zipRight(Effect.sync(() => exchanges.push(input)), Effect.fail(new ExchangeFailed({ reason: "test" })))
+    })
+  )
+  return { exchanges, layer }
+}
+
+const REDIRECT = "https://cg.example/api/v1/oauth/idp/callback"
+
+describe("SignIn.start", () => {
+  it.effect("an unconfigured provider is unavailable; signed in is a link for that user, signed out a login; PKCE from the binding", () =>
+    Effect.gen(function* () {
+      const off = yield* SignIn.start({ provider: "idp", user: Option.none(), redirectUri: REDIRECT }).pipe(
+        Effect.provide(world(false).layer)
+      )
+      expect(off._tag).toBe("Unavailable")
+      for (const [who, purpose] of [[Option.some(ALICE), "link"], [Option.none(), "login"]] as const) {
+        const decision = yield* SignIn.start({ provider: "idp", user: who, redirectUri: REDIRECT }).pipe(
+          Effect.provide(world(true).layer)
+        )
+        if (decision._tag !== "Authorize") throw new Error("expected Authorize")
+        const url = new URL(decision.location)
+        expect(url.origin + url.pathname).toBe("https://provider.example/authorize")
+        expect(url.searchParams.get("tenant")).toBe("1")
+        expect(url.searchParams.get("client_id")).toBe("client")
+        expect(url.searchParams.get("redirect_uri")).toBe(REDIRECT)
+        expect(url.searchParams.get("response_type")).toBe("code")
+        expect(url.searchParams.get("scope")).toBe(
+          purpose === "link" ? Providers.registry.idp.scopeLink : Providers.registry.idp.scopeLogin
+        )
+        expect(url.searchParams.get("code_challenge_method")).toBe("S256")
+        expect(url.searchParams.get("code_challenge")).toBe(
+          SignedState.pkceChallenge(SignedState.pkceVerifier(SECRET, decision.binding))
+        )
+        const verified = yield* SignedState.verify(url.searchParams.get("state")!, {
+          purpose,
+          provider: "idp",
+          binding: Option.some(decision.binding)
+        }).pipe(Effect.provideService(AuthSecret, SECRET))
+        expect(verified).toEqual(Option.some(purpose === "link" ? ALICE.id : ""))
+      }
+    })
+  )
+})
+
+/** A state from before browser binding (no `n`: no cookie needed, no PKCE sent), minted now on the real clock. */
+const unbound = (purpose: "link" | "login", userId: string) => {
+  const body = Crypto.base64Url(JSON.stringify({ u: userId, t: Math.floor(Date.now() / 1000), p: purpose, pr: "idp" }))
+  return `${body}.${Crypto.hmacSha256Hex(Redacted.value(SECRET), body).slice(0, 32)}`
+}
+
+describe("SignIn.callback", () => {
+  const caseArb = FastCheck.record({
+    enabled: FastCheck.constantFrom(true, true, true, false),
+    code: FastCheck.constantFrom<string | undefined>("the-code", "the-code", "the-code", "", undefined),
+    state: FastCheck.constantFrom("link", "login", "unbound-link", "unbound-login", "garbage", "none"),
+    cookie: FastCheck.constantFrom<"right" | "other" | "none">("right", "right", "other", "none"),
+    session: FastCheck.constantFrom<"alice" | "bob" | "none">("alice", "alice", "bob", "none")
+  })
+
+  it.effect("decides in CONTRACT's order, link state before login state, and sends a PKCE verifier only for a bound state", () =>
+    Effect.gen(function* () {
+      const seen = new Map<string, number>()
+      yield* Effect.promise(() =>
+        FastCheck.assert(
+          FastCheck.asyncProperty(caseArb, async (c) => {
+            const { exchanges, layer } = world(c.enabled)
+            const program = Effect.gen(function* () {
+              const binding = "binding-cookie-value"
+              const state =
+                c.state === "link"
+                  ? yield* SignedState.mint({ purpose: "link", provider: "idp", userId: ALICE.id, binding })
+                  : c.state === "login"
+                    ? yield* SignedState.mint({ purpose: "login", provider: "idp", userId: "", binding })
+                    : c.state === "unbound-link"
+                      ? unbound("link", ALICE.id)
+                      : c.state === "unbound-login"
+                        ? unbound("login", "")
+                        : c.state === "garbage"
+                          ? "not.a-state"
+                          : undefined
+              const sessionReads = { count: 0 }
+              const outcome = yield* SignIn.callback({
+                provider: "idp",
+                code: c.code,
+                state,
+                binding: c.cookie === "right" ? binding : c.cookie === "other" ? "someone-else" : undefined,
+                redirectUri: REDIRECT,
+                sessionUser: Effect.sync(() => {
+                  sessionReads.count++
+                  return c.session === "alice" ? Option.some(ALICE) : c.session === "bob" ? Option.some(BOB) : Option.none()
+                })
+              })
+              return { outcome, sessionReads: sessionReads.count, binding }
+            })
+            const { outcome, sessionReads, binding } = await Effect.runPromise(Effect.provide(program, layer))
+
+            // The model: what CONTRACT.md says should happen.
+            const bound = c.state === "link" || c.state === "login"
+            const verifies = c.state.startsWith("unbound") || (bound && c.cookie === "right")
+            const isLink = c.state.endsWith("link")
+            const expected = !c.enabled
+              ? "Unavailable"
+              : (c.code ?? "") === ""
+                ? "Cancelled"
+                : !verifies
+                  ? "bad state"
+                  : isLink && c.session !== "alice"
+                    ? "no session, or another user's state"
+                    : "exchange failed or no subject"
+            const reason = outcome._tag === "Error" ? outcome.reason : outcome._tag
+            expect(reason).toBe(expected)
+            seen.set(expected, (seen.get(expected) ?? 0) + 1)
+            // The session is read only for a link state that verified.
+            expect(sessionReads).toBe(c.enabled && (c.code ?? "") !== "" && verifies && isLink ? 1 : 0)
+            // One exchange exactly when the rules get that far, with the verifier only for a bound state.
+            if (expected === "exchange failed or no subject") {
+              expect(exchanges).toHaveLength(1)
+              expect(exchanges[0]!.code).toBe("the-code")
+              expect(exchanges[0]!.redirectUri).toBe(REDIRECT)
+              expect(exchanges[0]!.codeVerifier).toEqual(
+                bound ? Option.some(SignedState.pkceVerifier(SECRET, binding)) : Option.none()
+              )
+            } else {
+              expect(exchanges).toHaveLength(0)
+            }
+          }),
+          { numRuns: 400 }
+        )
+      )
+      // Every branch was reached.
+      for (const reason of ["Unavailable", "Cancelled", "bad state", "no session, or another user's state", "exchange failed or no subject"]) {
+        expect(seen.get(reason) ?? 0).toBeGreaterThan(5)
+      }
+    })
+  )
+})
