@@ -1,0 +1,112 @@
+/**
+ * Builds the site into dist/: index.html (main page), alerts.html (account page) and assets/ with
+ * content-hashed names. Pages reference assets by relative URL, so they work under any BASE_PATH.
+ * No inline script or style: the server's CSP allows files only.
+ */
+import { createHash } from "node:crypto"
+import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises"
+import { createRequire } from "node:module"
+import { dirname, join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as esbuild from "esbuild"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const dist = join(root, "dist")
+const assets = join(dist, "assets")
+const require = createRequire(join(root, "package.json"))
+
+const hashed = async (source, stem, ext) => {
+  const bytes = await readFile(source)
+  const hash = createHash("sha256").update(bytes).digest("hex").slice(0, 10)
+  const name = `${stem}-${hash}.${ext}`
+  await copyFile(source, join(assets, name))
+  return name
+}
+
+await rm(dist, { recursive: true, force: true })
+await mkdir(assets, { recursive: true })
+
+// Static files the scripts fetch or the pages link: the map outlines and the icon.
+const world = await hashed(require.resolve("world-atlas/countries-110m.json"), "countries-110m", "json")
+const icon = await hashed(join(root, "src", "icon.svg"), "icon", "svg")
+
+const result = await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: { main: "src/main.tsx", alerts: "src/alerts.tsx" },
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  target: ["es2022", "chrome110", "firefox110", "safari16"],
+  minify: true,
+  sourcemap: false,
+  legalComments: "none",
+  outdir: assets,
+  entryNames: "[name]-[hash]",
+  chunkNames: "chunk-[hash]",
+  assetNames: "[name]-[hash]",
+  jsx: "automatic",
+  jsxImportSource: "preact",
+  define: { __WORLD_URL__: JSON.stringify(world), "process.env.NODE_ENV": '"production"' },
+  metafile: true,
+  logLevel: "warning"
+})
+
+/** The files an entry needs: its JS, the chunks it imports statically (preloaded), and its CSS. */
+const entryFiles = (entry) => {
+  const outputs = result.metafile.outputs
+  const [file, meta] = Object.entries(outputs).find(([, m]) => m.entryPoint === entry) ?? []
+  if (file === undefined) throw new Error(`no output for ${entry}`)
+  const chunks = new Set()
+  const walk = (f) => {
+    for (const imp of outputs[f]?.imports ?? []) {
+      if (imp.kind === "import-statement" && !chunks.has(imp.path)) {
+        chunks.add(imp.path)
+        walk(imp.path)
+      }
+    }
+  }
+  walk(file)
+  const rel = (f) => relative(dist, join(root, f)).split("\\").join("/")
+  return { js: rel(file), chunks: [...chunks].map(rel), css: meta.cssBundle === undefined ? null : rel(meta.cssBundle) }
+}
+
+const page = ({ title, description, entry }) => {
+  const files = entryFiles(entry)
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<meta name="description" content="${description}">
+<meta name="color-scheme" content="light">
+<link rel="icon" href="assets/${icon}" type="image/svg+xml">
+${files.css === null ? "" : `<link rel="stylesheet" href="${files.css}">\n`}<script type="module" src="${files.js}"></script>
+${files.chunks.map((c) => `<link rel="modulepreload" href="${c}">`).join("\n")}
+</head>
+<body>
+<div id="app"><noscript><p class="noscript">This page needs JavaScript to draw its charts. The data is also available from the API under api/v2.</p></noscript></div>
+</body>
+</html>
+`
+}
+
+await writeFile(
+  join(dist, "index.html"),
+  page({
+    title: "Climate grade — how unusual is today's weather?",
+    description: "Any place on Earth, today and the coming 16 days graded against 85 years of its own weather history.",
+    entry: "src/main.tsx"
+  })
+)
+await writeFile(
+  join(dist, "alerts.html"),
+  page({
+    title: "Account and alerts — Climate grade",
+    description: "Sign in, link your accounts and manage direct messages.",
+    entry: "src/alerts.tsx"
+  })
+)
+
+const outputs = Object.keys(result.metafile.outputs).map((f) => relative(dist, join(root, f)))
+console.log(`site: built ${outputs.length + 2} assets and 2 pages into ${relative(process.cwd(), dist) || "."}`)

@@ -1,0 +1,27 @@
+/**
+ * Where the site finds the API. The bundle lives at `{BASE_PATH}/assets/…`, so "../" from this module
+ * is `{origin}{BASE_PATH}/` whatever BASE_PATH the server was started with. Only routes that are not
+ * cached data views (place search, account) are called here directly.
+ */
+export const siteBase = new URL("../", import.meta.url)
+export const apiBase = new URL("api/v2/", siteBase)
+
+/** `{api}/path`, e.g. api("places?q=Berlin"). */
+export const api = (path: string): string => new URL(path, apiBase).href
+
+/** JSON from a plain API route (places, account), with the `{detail}` of an error response. */
+export const getJson = async <A>(path: string, init: RequestInit = {}): Promise<{ status: number; body: A | null; detail: string | null }> => {
+  const response = await fetch(api(path), { credentials: "same-origin", ...init })
+  const text = await response.text()
+  let body: unknown = null
+  try {
+    body = text.length > 0 ? JSON.parse(text) : null
+  } catch {
+    body = null
+  }
+  const detail =
+    response.ok || body === null || typeof body !== "object" || typeof (body as { detail?: unknown }).detail !== "string"
+      ? null
+      : (body as { detail: string }).detail
+  return { status: response.status, body: response.ok ? (body as A) : null, detail }
+}

@@ -1,0 +1,74 @@
+/**
+ * The coming days as a percentile strip: one column per day (one row per day on a phone), each value
+ * on the colour of its grade. Choosing a day opens it in the day view.
+ */
+import { inkOn, labelColor, NO_DATA } from "../colors.js"
+import { formatPercentile, formatValue, labelWords, shortDate, VARIABLE_NAME, VARIABLES, weekday } from "../format.js"
+import type { ForecastPayload, Grade, Units, Variable } from "../payloads.js"
+
+const Value = ({ variable, grade, units }: { variable: Variable; grade: Grade; units: Units }) => {
+  const colored = grade.label !== null
+  const name =
+    `${VARIABLE_NAME[variable]} ${formatValue(grade.value, grade.unit, units)}` +
+    (grade.percentile === null || grade.label === null
+      ? ", no percentile"
+      : `, percentile ${formatPercentile(grade.percentile)}, ${labelWords(variable, grade.label)}`)
+  return (
+    <span
+      class={`fc-value fc-${variable}`}
+      title={name}
+      style={{
+        background: colored ? labelColor(variable, grade.label!) : NO_DATA,
+        color: colored ? inkOn(grade.label!) : "#1a1a1a"
+      }}
+    >
+      <span class="sr-only">{name}</span>
+      <span aria-hidden="true">
+        <span class="fc-num">{formatValue(grade.value, grade.unit, units)}</span>
+        {grade.percentile !== null && <span class="fc-p">p{formatPercentile(grade.percentile)}</span>}
+      </span>
+    </span>
+  )
+}
+
+export const ForecastStrip = ({
+  forecast,
+  units,
+  selected,
+  today,
+  onPick
+}: {
+  forecast: ForecastPayload
+  units: Units
+  selected: string | null
+  today: string | null
+  onPick: (date: string) => void
+}) => (
+  <div class="forecast">
+    <div class="fc-head" aria-hidden="true">
+      <span />
+      {VARIABLES.map((v) => (
+        <span key={v}>{VARIABLE_NAME[v]}</span>
+      ))}
+    </div>
+    <ol class="fc-days">
+      {forecast.days.map((day) => (
+        <li key={day.date} class={`fc-day${day.date === selected ? " is-selected" : ""}`}>
+          <button
+            type="button"
+            class="fc-date"
+            aria-pressed={day.date === selected}
+            aria-label={`${day.date === today ? "Today, " : ""}${shortDate(day.date)}: show in the day view`}
+            onClick={() => onPick(day.date)}
+          >
+            <span class="fc-weekday">{day.date === today ? "Today" : weekday(day.date)}</span>
+            <span class="fc-daynum">{shortDate(day.date).slice(4)}</span>
+          </button>
+          {VARIABLES.map((v) => (
+            <Value key={v} variable={v} grade={day[v]} units={units} />
+          ))}
+        </li>
+      ))}
+    </ol>
+  </div>
+)

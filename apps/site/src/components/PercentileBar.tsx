@@ -1,0 +1,37 @@
+/**
+ * A percentile on a 0–100 bar coloured by the grade bands (below 10, 33⅓, 66⅔, 90), with a marker.
+ * Drawn in percent units so it stretches to any width without measuring.
+ */
+import { labelColor } from "../colors.js"
+import { ordinal } from "../format.js"
+import type { GradeLabel, Variable } from "../payloads.js"
+
+const BANDS: ReadonlyArray<readonly [number, number, GradeLabel]> = [
+  [0, 10, "much-below"],
+  [10, 100 / 3, "below"],
+  [100 / 3, 200 / 3, "near-normal"],
+  [200 / 3, 90, "above"],
+  [90, 100, "much-above"]
+]
+
+export const PercentileBar = ({ variable, percentile }: { variable: Variable; percentile: number | null }) => {
+  const name = percentile === null ? "no percentile" : `${ordinal(percentile)} percentile`
+  return (
+    <div class="pbar">
+      <svg class="pbar-svg" role="img" aria-label={name} viewBox="0 0 100 14" preserveAspectRatio="none">
+        {BANDS.map(([from, to, label]) => (
+          <rect key={label} x={from} y={3} width={to - from} height={8} fill={labelColor(variable, label)} />
+        ))}
+        <rect x={0} y={3} width={100} height={8} fill="none" stroke="#8a8a85" stroke-width={0.3} vector-effect="non-scaling-stroke" />
+      </svg>
+      {percentile !== null && (
+        <span class="pbar-marker" aria-hidden="true" style={{ left: `${percentile}%` }} />
+      )}
+      <div class="pbar-scale" aria-hidden="true">
+        <span>0</span>
+        <span>50</span>
+        <span>100</span>
+      </div>
+    </div>
+  )
+}

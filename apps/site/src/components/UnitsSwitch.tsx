@@ -1,0 +1,19 @@
+/** °C and mm, or °F and inches: two radio buttons, remembered by the caller. */
+import type { Units } from "../payloads.js"
+
+export const UnitsSwitch = ({ units, onChange }: { units: Units; onChange: (u: Units) => void }) => (
+  <fieldset class="toggle units">
+    <legend class="sr-only">Units</legend>
+    {(
+      [
+        ["metric", "°C, mm", "Metric (°C, mm)"],
+        ["imperial", "°F, in", "Imperial (°F, in)"]
+      ] as const
+    ).map(([value, text, name]) => (
+      <label key={value} class={units === value ? "is-on" : ""}>
+        <input type="radio" name="units" value={value} checked={units === value} aria-label={name} onChange={() => onChange(value)} />
+        <span aria-hidden="true">{text}</span>
+      </label>
+    ))}
+  </fieldset>
+)

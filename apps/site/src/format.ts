@@ -1,0 +1,200 @@
+/**
+ * Words and numbers for people: unit conversion, labels in plain words, the headline sentence.
+ * Pure functions, so the wording is tested without a browser.
+ */
+import type { Grade, GradeLabel, Units, Variable } from "./payloads.js"
+
+export const VARIABLES: ReadonlyArray<Variable> = ["tmax", "tmin", "precip"]
+
+export const VARIABLE_NAME: Record<Variable, string> = { tmax: "High", tmin: "Low", precip: "Precipitation" }
+export const VARIABLE_NOUN: Record<Variable, string> = { tmax: "high", tmin: "low", precip: "precipitation" }
+
+/** The label in words, as a person would say it. */
+export const LABEL_WORDS: Record<GradeLabel, string> = {
+  "record-low": "record low",
+  "much-below": "much below normal",
+  below: "below normal",
+  "near-normal": "near normal",
+  above: "above normal",
+  "much-above": "much above normal",
+  "record-high": "record high"
+}
+
+/** Precipitation labels read better as dry/wet. */
+const PRECIP_WORDS: Record<GradeLabel, string> = {
+  "record-low": "record low",
+  "much-below": "much drier than normal",
+  below: "drier than normal",
+  "near-normal": "near normal",
+  above: "wetter than normal",
+  "much-above": "much wetter than normal",
+  "record-high": "record wet"
+}
+
+export const labelWords = (variable: Variable, label: GradeLabel): string =>
+  variable === "precip" ? PRECIP_WORDS[label] : LABEL_WORDS[label]
+
+/** The label a calendar cell's percentile falls in (the calendar carries no labels; records are not knowable there). */
+export const labelOfPercentile = (p: number): GradeLabel =>
+  p < 10 ? "much-below" : p < 100 / 3 ? "below" : p <= 200 / 3 ? "near-normal" : p <= 90 ? "above" : "much-above"
+
+export const isTemperature = (unit: "°C" | "mm") => unit === "°C"
+
+/** A value in the chosen units, unrounded. */
+export const convert = (value: number, unit: "°C" | "mm", units: Units): number =>
+  units === "metric" ? value : unit === "°C" ? (value * 9) / 5 + 32 : value / 25.4
+
+export const unitSymbol = (unit: "°C" | "mm", units: Units): string =>
+  units === "metric" ? unit : unit === "°C" ? "°F" : "in"
+
+/** A number with the digits its unit deserves: tenths for °C, °F and mm, hundredths for inches. */
+export const formatNumber = (value: number, unit: "°C" | "mm", units: Units): string => {
+  const digits = units === "imperial" && unit === "mm" ? 2 : 1
+  const text = convert(value, unit, units).toFixed(digits)
+  // "-0.0" says nothing a person needs; a real minus sign reads better than a hyphen.
+  const clean = Number(text) === 0 ? (0).toFixed(digits) : text
+  return clean.replace("-", "−")
+}
+
+/** Every number printed with its unit, e.g. "31.2 °C", "0.49 in". */
+export const formatValue = (value: number | null, unit: "°C" | "mm", units: Units): string =>
+  value === null ? "no value" : `${formatNumber(value, unit, units)} ${unitSymbol(unit, units)}`
+
+/** A percentile as printed: whole numbers unless the payload's tenth matters at the ends. */
+export const formatPercentile = (p: number): string => {
+  const rounded = Math.round(p)
+  if (rounded === 0 && p > 0) return p.toFixed(1)
+  if (rounded === 100 && p < 100) return p.toFixed(1)
+  return String(rounded)
+}
+
+export const ordinal = (p: number): string => {
+  const text = formatPercentile(p)
+  if (text.includes(".")) return `${text}th`
+  const n = Number(text)
+  const tens = n % 100
+  if (tens >= 11 && tens <= 13) return `${n}th`
+  return `${n}${n % 10 === 1 ? "st" : n % 10 === 2 ? "nd" : n % 10 === 3 ? "rd" : "th"}`
+}
+
+export interface HeadlineContext {
+  readonly variable: Variable
+  readonly grade: Grade
+  readonly units: Units
+  /** First year of the record, when known ("since 1940"). */
+  readonly sinceYear: number | null
+  /** The record the value beat, for record days: the previous extreme and its year. */
+  readonly previous?: { readonly value: number | null; readonly date: string | null } | undefined
+  /** "Today's", "Tomorrow's", or "On 3 March 2025 the"… */
+  readonly when?: string
+}
+
+const since = (year: number | null) => (year === null ? "in the record" : `since ${year}`)
+
+/**
+ * One sentence that says how unusual a value is, e.g. "Today's high of 31.2 °C is warmer than 96% of
+ * days around this date since 1940 — much above normal."
+ */
+export const headline = (c: HeadlineContext): string => {
+  const { variable, grade, units } = c
+  const when = c.when ?? "Today's"
+  const noun = VARIABLE_NOUN[variable]
+  if (grade.value === null) return `${when} ${noun} has no value yet.`
+  const value = formatValue(grade.value, grade.unit, units)
+  const subject = `${when} ${noun} of ${value}`
+  const period = since(c.sinceYear)
+  if (grade.label === "record-high" || grade.label === "record-low") {
+    const high = grade.label === "record-high"
+    const word =
+      variable === "precip" ? "the wettest" : high ? (variable === "tmin" ? "the warmest low" : "the hottest") : variable === "tmin" ? "the coldest low" : "the coldest high"
+    const previous =
+      c.previous !== undefined && c.previous.value !== null
+        ? ` (the previous ${high ? "highest" : "lowest"}: ${formatValue(c.previous.value, grade.unit, units)}${c.previous.date === null ? "" : ` in ${c.previous.date.slice(0, 4)}`})`
+        : ""
+    return `${subject} is ${word} for this time of year ${period} — a ${high ? "record high" : "record low"}${previous}.`
+  }
+  if (grade.percentile === null || grade.label === null) {
+    return `${subject} cannot be graded: only ${grade.n} comparable days are held, and a percentile needs at least 30.`
+  }
+  const p = grade.percentile
+  const words = labelWords(variable, grade.label)
+  if (variable === "precip") {
+    if (grade.value === 0) {
+      // With no negative amounts, the mean-kind percentile of 0 mm is half the share of dry days.
+      const dry = Math.min(100, Math.round(2 * p))
+      return `No precipitation ${when === "Today's" ? "today" : "that day"} — ${dry}% of days around this date ${period} were dry too.`
+    }
+    return `${subject} is more than on ${formatPercentile(p)}% of days around this date ${period} — ${words}.`
+  }
+  const warmer = p >= 50
+  const share = warmer ? p : 100 - p
+  return `${subject} is ${warmer ? "warmer" : "colder"} than ${formatPercentile(share)}% of days around this date ${period} — ${words}.`
+}
+
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December"
+]
+const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+
+/** Days since the epoch of a YYYY-MM-DD date (UTC arithmetic: calendar dates carry no zone). */
+export const dayNumber = (date: string): number => {
+  const [y, m, d] = date.split("-").map(Number)
+  return Math.round(Date.UTC(y!, m! - 1, d!) / 86_400_000)
+}
+
+export const dateOfDay = (day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10)
+
+export const addDays = (date: string, days: number): string => dateOfDay(dayNumber(date) + days)
+
+export const monthName = (month: number) => MONTHS[month - 1]!
+export const shortMonth = (month: number) => MONTHS[month - 1]!.slice(0, 3)
+
+/** "Mon 3 March 2025" */
+export const longDate = (date: string): string => {
+  const [y, m, d] = date.split("-").map(Number)
+  const weekday = WEEKDAYS[new Date(Date.UTC(y!, m! - 1, d!)).getUTCDay()]!
+  return `${weekday} ${d} ${monthName(m!)} ${y}`
+}
+
+/** "Mon 3 Mar" */
+export const shortDate = (date: string): string => {
+  const [y, m, d] = date.split("-").map(Number)
+  const weekday = WEEKDAYS[new Date(Date.UTC(y!, m! - 1, d!)).getUTCDay()]!
+  return `${weekday} ${d} ${shortMonth(m!)}`
+}
+
+export const weekday = (date: string): string => {
+  const [y, m, d] = date.split("-").map(Number)
+  return WEEKDAYS[new Date(Date.UTC(y!, m! - 1, d!)).getUTCDay()]!
+}
+
+/** "When" for a headline: today, tomorrow, or the date. */
+export const whenWords = (date: string, today: string): string => {
+  const diff = dayNumber(date) - dayNumber(today)
+  if (diff === 0) return "Today's"
+  if (diff === 1) return "Tomorrow's"
+  if (diff === -1) return "Yesterday's"
+  return `The ${longDate(date)}`
+}
+
+/** "52.50°N 13.50°E" */
+export const formatCoordinates = (lat: number, lon: number): string =>
+  `${Math.abs(lat).toFixed(2)}°${lat < 0 ? "S" : "N"} ${Math.abs(lon).toFixed(2)}°${lon < 0 ? "W" : "E"}`
+
+/** The 0.25° grid of CONTRACT.md §3. */
+export const snap = (x: number) => Math.round(x * 4) / 4
+
+/** The first year of the record, from a sample size: a date's sample holds 5 days of every other year. */
+export const sinceYearOf = (n: number, today: string): number | null =>
+  n < 5 ? null : Number(today.slice(0, 4)) - Math.round(n / 5)

@@ -1,0 +1,21 @@
+/**
+ * The payload shapes the site reads (CONTRACT.md §5), taken as types from the core's schemas so the
+ * page and the API cannot drift apart. Type-only: nothing of the core reaches the bundle.
+ */
+import type {
+  CalendarPayload as CalendarPayloadSchema,
+  DayPayload as DayPayloadSchema,
+  ForecastPayload as ForecastPayloadSchema,
+  GradePayload as GradePayloadSchema
+} from "@climate-grade/core/data/Payloads"
+
+export type GradePayload = GradePayloadSchema
+export type ForecastPayload = ForecastPayloadSchema
+export type CalendarPayload = CalendarPayloadSchema
+export type DayPayload = DayPayloadSchema
+export type Grade = GradePayload["variables"]["tmax"]
+export type DayGrade = DayPayload["variables"]["tmax"]
+export type GradeLabel = NonNullable<Grade["label"]>
+export type Cell = GradePayload["cell"]
+export type Variable = "tmax" | "tmin" | "precip"
+export type Units = "metric" | "imperial"

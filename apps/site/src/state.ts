@@ -1,0 +1,164 @@
+/**
+ * The main page's state as signals, driven by the address. `go()` changes the address (pushState)
+ * and `popstate` reads it back, so the same code path serves a click, a shared link and Back.
+ *
+ * Requests: loading a place is one `client.load()` (one `/cell`, then the client warms neighbours);
+ * a `date=` other than the cell's today adds one `client.view("day", …, {date})`.
+ */
+import { batch, computed, signal } from "@preact/signals"
+import { type Address, defaultUnits, formatAddress, parseAddress } from "./address.js"
+import { dataClient, describeError, type Result } from "./data.js"
+import { formatCoordinates, snap } from "./format.js"
+import type { CalendarPayload, Cell, DayPayload, ForecastPayload, GradePayload, Units } from "./payloads.js"
+import { type RecentPlace, recentPlaces, rememberPlace, storedUnits, storeUnits } from "./storage.js"
+
+export interface PlaceData {
+  readonly key: string
+  readonly cell: Cell
+  readonly grade: Result<GradePayload> | null
+  readonly forecast: Result<ForecastPayload> | null
+  readonly calendar: Result<CalendarPayload>
+  readonly day: Result<DayPayload>
+}
+
+const initial = parseAddress(location.search)
+
+export const address = signal<Address>(initial)
+export const units = signal<Units>(initial.units ?? storedUnits() ?? defaultUnits(navigator.languages ?? [navigator.language]))
+export const place = signal<PlaceData | null>(null)
+/** The day view for a `date=` that is not today; null shows the bundle's day (today). */
+export const otherDay = signal<Result<DayPayload> | null>(null)
+export const loading = signal(false)
+export const dayLoading = signal(false)
+export const failure = signal<string | null>(null)
+export const dayFailure = signal<string | null>(null)
+export const recent = signal<ReadonlyArray<RecentPlace>>(recentPlaces())
+
+/** The cell's local today, from the bundle's day (built for today). */
+export const today = computed(() => place.value?.day.data.date ?? null)
+
+/** The day shown in the day view. */
+export const shownDay = computed<Result<DayPayload> | null>(() => otherDay.value ?? place.value?.day ?? null)
+
+/** Some of what is shown is a stored copy because the network failed. */
+export const offline = computed(() => {
+  const p = place.value
+  if (p === null) return false
+  const results = [p.grade, p.forecast, p.calendar, p.day, otherDay.value]
+  return results.some((r) => r !== null && r.source === "stale")
+})
+
+const cellKey = (lat: number, lon: number) => `${snap(lat).toFixed(2)},${snap(lon).toFixed(2)}`
+
+let generation = 0
+
+const loadDay = async (lat: number, lon: number, date: string | null, mine: number) => {
+  const p = place.value
+  if (p === null) return
+  if (date === null || date === p.day.data.date) {
+    batch(() => {
+      otherDay.value = null
+      dayFailure.value = null
+      dayLoading.value = false
+    })
+    return
+  }
+  if (otherDay.value?.data.date === date) return
+  dayLoading.value = true
+  try {
+    const result = (await dataClient().view("day", lat, lon, { date })) as Result<DayPayload>
+    if (mine !== generation) return
+    batch(() => {
+      otherDay.value = result
+      dayFailure.value = null
+    })
+  } catch (error) {
+    if (mine !== generation) return
+    dayFailure.value = describeError(error)
+  } finally {
+    if (mine === generation) dayLoading.value = false
+  }
+}
+
+/** Brings the data in line with the address. */
+const sync = async () => {
+  const { lat, lon, date } = address.value
+  const mine = ++generation
+  if (lat === null || lon === null) {
+    batch(() => {
+      place.value = null
+      otherDay.value = null
+      failure.value = null
+      loading.value = false
+    })
+    return
+  }
+  const key = cellKey(lat, lon)
+  if (place.value?.key !== key) {
+    batch(() => {
+      loading.value = true
+      failure.value = null
+      otherDay.value = null
+      dayFailure.value = null
+    })
+    try {
+      const loaded = await dataClient().load(lat, lon)
+      if (mine !== generation) return
+      const data: PlaceData = {
+        key,
+        cell: loaded.cell,
+        grade: loaded.grade as Result<GradePayload> | null,
+        forecast: loaded.forecast as Result<ForecastPayload> | null,
+        calendar: loaded.calendar as Result<CalendarPayload>,
+        day: loaded.day as Result<DayPayload>
+      }
+      batch(() => {
+        place.value = data
+        loading.value = false
+        recent.value = rememberPlace({
+          label: loaded.cell.label ?? formatCoordinates(loaded.cell.lat, loaded.cell.lon),
+          lat: loaded.cell.lat,
+          lon: loaded.cell.lon
+        })
+      })
+    } catch (error) {
+      if (mine !== generation) return
+      batch(() => {
+        place.value = null
+        loading.value = false
+        failure.value = describeError(error)
+      })
+      return
+    }
+  }
+  await loadDay(lat, lon, date, mine)
+}
+
+/** Moves to a new address (a new history entry unless `replace`), then loads what it names. */
+export const go = (next: Partial<Address>, options: { readonly replace?: boolean } = {}) => {
+  const merged: Address = { ...address.value, ...next }
+  const href = formatAddress(merged)
+  if (options.replace === true) history.replaceState(null, "", href)
+  else history.pushState(null, "", href)
+  address.value = merged
+  void sync()
+}
+
+export const setUnits = (next: Units) => {
+  units.value = next
+  storeUnits(next)
+  // The address keeps the choice, so a shared link shows the same units.
+  const merged: Address = { ...address.value, units: next }
+  history.replaceState(null, "", formatAddress(merged))
+  address.value = merged
+}
+
+export const start = () => {
+  addEventListener("popstate", () => {
+    const next = parseAddress(location.search)
+    address.value = next
+    if (next.units !== null) units.value = next.units
+    void sync()
+  })
+  void sync()
+}
