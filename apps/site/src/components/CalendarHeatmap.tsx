@@ -155,7 +155,10 @@ export const CalendarHeatmap = ({
           {months.map((m) => (
             <tr key={m.key}>
               <th scope="row" class="cal-month">
-                {shortMonth(m.month)} {m.year}
+                {shortMonth(m.month)} <span class="y-long">{m.year}</span>
+                <span class="y-short" aria-hidden="true">
+                  ’{String(m.year).slice(2)}
+                </span>
               </th>
               {DAYS.map((d) => {
                 const date = `${m.key}-${String(d).padStart(2, "0")}`

@@ -10,6 +10,8 @@ import { useWidth } from "./useWidth.js"
 
 const HEIGHT = 92
 const TRACK_Y = 38
+/** Rough width of a 12px label, enough to tell whether two labels would overlap. */
+const textWidth = (text: string) => text.length * 6.8
 
 const year = (date: string | null) => (date === null ? "" : ` (${date.slice(0, 4)})`)
 
@@ -48,23 +50,27 @@ const BandChart = ({ variable, grade, units }: { variable: Variable; grade: DayG
   const num = (v: number) => formatNumber(v, grade.unit, units)
   const sym = unitSymbol(grade.unit, units)
   const valueX = grade.value === null ? null : x(grade.value)
+  const lowText = c.min.value === null ? "" : `record low ${num(c.min.value)} ${sym}${year(c.min.date)}`
+  const highText = c.max.value === null ? "" : `record high ${num(c.max.value)} ${sym}${year(c.max.date)}`
+  // On a narrow screen the two record labels would collide: put them on two lines.
+  const stacked =
+    c.min.value !== null && c.max.value !== null && x(c.min.value) + textWidth(lowText) + 12 > x(c.max.value) - textWidth(highText)
+  const height = stacked ? HEIGHT + 16 : HEIGHT
   // Anchor end labels inside the chart so they never spill over its edges.
   const anchor = (px: number) => (px < width * 0.2 ? "start" : px > width * 0.8 ? "end" : "middle")
   return (
     <div ref={ref} class="band">
-      <svg width={width} height={HEIGHT} role="img" aria-label={describe(variable, grade, units)} class="band-svg">
+      <svg width={width} height={height} role="img" aria-label={describe(variable, grade, units)} class="band-svg">
         {c.min.value !== null && c.max.value !== null && (
           <g class="band-record">
             <line x1={x(c.min.value)} x2={x(c.max.value)} y1={TRACK_Y} y2={TRACK_Y} stroke="#8a8a85" stroke-width={2} />
             <line x1={x(c.min.value)} x2={x(c.min.value)} y1={TRACK_Y - 7} y2={TRACK_Y + 7} stroke="#5a5a55" stroke-width={2} />
             <line x1={x(c.max.value)} x2={x(c.max.value)} y1={TRACK_Y - 7} y2={TRACK_Y + 7} stroke="#5a5a55" stroke-width={2} />
             <text x={x(c.min.value)} y={HEIGHT - 6} text-anchor="start" class="band-label">
-              record low {num(c.min.value)} {sym}
-              {year(c.min.date)}
+              {lowText}
             </text>
-            <text x={x(c.max.value)} y={HEIGHT - 6} text-anchor="end" class="band-label">
-              record high {num(c.max.value)} {sym}
-              {year(c.max.date)}
+            <text x={x(c.max.value)} y={height - 6} text-anchor="end" class="band-label">
+              {highText}
             </text>
           </g>
         )}

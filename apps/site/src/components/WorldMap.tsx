@@ -117,7 +117,8 @@ export const WorldMap = ({
 export const CellMap = ({ lat, lon, onPick }: { lat: number; lon: number; onPick: (lat: number, lon: number) => void }) => {
   const w = useWorld()
   const [ref, width] = useWidth<HTMLDivElement>(280)
-  const height = Math.round(width * 0.75)
+  // Wide (a phone's full width) gets a flatter close-up, so the page does not scroll past a map.
+  const height = Math.round(width * (width > 320 ? 0.5 : 0.75))
   const span = 6
   const projection = geoEquirectangular()
     .center([lon, lat])

@@ -1,0 +1,33 @@
+/**
+ * The real server with the site built and fake upstreams (Open-Meteo, Nominatim) on loopback, over an
+ * in-memory database: a way to look at the pages with no network. `pnpm --filter @climate-grade/site
+ * preview [port]`, then open the printed address. Ctrl-C stops it.
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { backends, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
+import * as Effect from "effect/Effect"
+
+const port = process.argv[2] ?? "8090"
+
+const program = Effect.gen(function* () {
+  const weather = yield* FakeOpenMeteo.make
+  const geocoder = yield* FakeNominatim.make
+  const env: Record<string, string> = {
+    PORT: port,
+    WEATHER_ARCHIVE_URL: weather.archiveUrl,
+    WEATHER_FORECAST_URL: weather.forecastUrl,
+    GEOCODER_URL: geocoder.reverseUrl,
+    GEOCODER_USER_AGENT: "climate-grade/preview",
+    ...(process.env.BASE_PATH === undefined ? {} : { BASE_PATH: process.env.BASE_PATH })
+  }
+  if ("searchUrl" in geocoder && typeof geocoder.searchUrl === "string") env.GEOCODER_SEARCH_URL = geocoder.searchUrl
+  const server = testServerLayer(env, backends[0]!.layer)
+  yield* Effect.gen(function* () {
+    const { origin, config } = yield* TestServer
+    console.log(`preview: ${origin}${config.basePath}/`)
+    yield* Effect.never
+  }).pipe(Effect.provide(server))
+})
+
+NodeRuntime.runMain(Effect.scoped(program))
