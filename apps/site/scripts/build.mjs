@@ -6,12 +6,14 @@
 import { createHash } from "node:crypto"
 import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises"
 import { createRequire } from "node:module"
-import { dirname, join, relative } from "node:path"
+import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as esbuild from "esbuild"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const dist = join(root, "dist")
+// `node scripts/build.mjs [outdir]`: tests build into a directory of their own, so parallel test
+// files never race on one dist/.
+const dist = process.argv[2] === undefined ? join(root, "dist") : resolve(process.argv[2])
 const assets = join(dist, "assets")
 const require = createRequire(join(root, "package.json"))
 

@@ -188,7 +188,7 @@ export const App = () => {
         </div>
         <UnitsSwitch units={units.value} onChange={setUnits} />
       </header>
-      <div class="finder">
+      <section class="finder" aria-label="Find a place">
         <div class="finder-controls">
           <SearchBox onPick={pick} hrefFor={hrefFor} />
           <div class="finder-row">
@@ -197,7 +197,7 @@ export const App = () => {
           </div>
           <RecentPlaces places={recent.value} hrefFor={hrefFor} onPick={pick} />
         </div>
-      </div>
+      </section>
       <main id="main">
         <div class="place-head">
           <div class="place-title">

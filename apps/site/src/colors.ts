@@ -26,15 +26,29 @@ const PRECIPITATION: Record<GradeLabel, string> = {
   "record-high": "#003c30"
 }
 
-const DARK = new Set<GradeLabel>(["record-low", "much-below", "much-above", "record-high"])
 
 export const labelColor = (variable: Variable, label: GradeLabel): string =>
   (variable === "precip" ? PRECIPITATION : TEMPERATURE)[label]
 
 export const percentileColor = (variable: Variable, p: number): string => labelColor(variable, labelOfPercentile(p))
 
-/** Black or white text on a grade colour, whichever keeps WCAG AA contrast. */
-export const inkOn = (label: GradeLabel): string => (DARK.has(label) ? "#ffffff" : "#1a1a1a")
+const luminance = (hex: string): number => {
+  const channel = (i: number) => {
+    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
+  }
+  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5)
+}
+
+const contrast = (a: number, b: number) => (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)
+
+/** Near-black or white text on a colour, whichever contrasts more (WCAG 2 relative luminance). */
+export const inkOnColor = (background: string): string => {
+  const l = luminance(background)
+  return contrast(l, luminance("#1a1a1a")) >= contrast(l, 1) ? "#1a1a1a" : "#ffffff"
+}
+
+export const inkOn = (variable: Variable, label: GradeLabel): string => inkOnColor(labelColor(variable, label))
 
 export const LEGEND: ReadonlyArray<GradeLabel> = ["record-low", "much-below", "below", "near-normal", "above", "much-above", "record-high"]
 

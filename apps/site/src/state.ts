@@ -96,6 +96,8 @@ const sync = async () => {
   const key = cellKey(lat, lon)
   if (place.value?.key !== key) {
     batch(() => {
+      // Another place: what was shown belongs to the old one, so it goes at once.
+      place.value = null
       loading.value = true
       failure.value = null
       otherDay.value = null

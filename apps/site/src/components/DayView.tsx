@@ -129,7 +129,7 @@ export const DayView = ({ day, units }: { day: DayPayload; units: Units }) => (
             {g.label !== null && g.percentile !== null ? (
               <>
                 {" "}
-                <span class="chip" style={{ background: labelColor(variable, g.label), color: inkOn(g.label) }}>
+                <span class="chip" style={{ background: labelColor(variable, g.label), color: inkOn(variable, g.label) }}>
                   {labelWords(variable, g.label)}
                 </span>{" "}
                 <span class="muted">{ordinal(g.percentile)} percentile</span>

@@ -19,7 +19,7 @@ const Value = ({ variable, grade, units }: { variable: Variable; grade: Grade; u
       title={name}
       style={{
         background: colored ? labelColor(variable, grade.label!) : NO_DATA,
-        color: colored ? inkOn(grade.label!) : "#1a1a1a"
+        color: colored ? inkOn(variable, grade.label!) : "#1a1a1a"
       }}
     >
       <span class="sr-only">{name}</span>
@@ -58,10 +58,9 @@ export const ForecastStrip = ({
             type="button"
             class="fc-date"
             aria-pressed={day.date === selected}
-            aria-label={`${day.date === today ? "Today, " : ""}${shortDate(day.date)}: show in the day view`}
             onClick={() => onPick(day.date)}
           >
-            <span class="fc-weekday">{day.date === today ? "Today" : weekday(day.date)}</span>
+            <span class="fc-weekday">{day.date === today ? "Today" : weekday(day.date)}</span>{" "}
             <span class="fc-daynum">{shortDate(day.date).slice(4)}</span>
           </button>
           {VARIABLES.map((v) => (

@@ -37,7 +37,7 @@ const Card = ({
       <p class="grade-value">
         <span class="num">{formatValue(grade.value, grade.unit, units)}</span>
         {grade.label !== null && (
-          <span class="chip" style={{ background: labelColor(variable, grade.label), color: inkOn(grade.label) }}>
+          <span class="chip" style={{ background: labelColor(variable, grade.label), color: inkOn(variable, grade.label) }}>
             {labelWords(variable, grade.label)}
           </span>
         )}

@@ -1,0 +1,328 @@
+/**
+ * The main page in Chromium, on the real server with fake upstreams: a shared link shows the place,
+ * its grades and charts; the map picks a cell; the calendar works from the keyboard and opens a day;
+ * units switch and are remembered; nothing overflows at 375 px or 1280 px; axe finds nothing serious.
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { Chromium } from "@climate-grade/testing"
+import { TestServer } from "@climate-grade/server/test/TestServer"
+import * as Effect from "effect/Effect"
+import type { Page, Request } from "playwright-core"
+import { siteWorld } from "./support/SiteWorld.js"
+
+/** A cell no other test here touches, so each test starts cold on the server and in the browser. */
+let counter = 0
+const freshPlace = () => {
+  counter++
+  return { lat: (40 + counter * 1.5 + 0.1).toFixed(2), lon: (-30 + counter * 2.75).toFixed(2) }
+}
+
+const apiCalls = (page: Page) => {
+  const calls: Array<string> = []
+  page.on("request", (r: Request) => {
+    const url = new URL(r.url())
+    if (url.pathname.startsWith("/api/v2/")) calls.push(`${url.pathname}${url.search}`)
+  })
+  return calls
+}
+
+/** The grades are on screen: the three cards of today carry a percentile or say why not. */
+const waitForGrades = (page: Page) => page.locator(".grade-card").nth(2).waitFor({ timeout: 20_000 })
+
+const noOverflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+
+layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
+  describe("a shared link", () => {
+    it.scoped("shows the place label, today's grades, the forecast strip, the calendar and the day view", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { lat, lon } = freshPlace()
+        const { page, log } = yield* Effect.acquireRelease(
+          Effect.promise(() => Chromium.openPage(browser)),
+          ({ context }) => Effect.promise(() => context.close())
+        )
+        const calls = apiCalls(page)
+        yield* Effect.promise(async () => {
+          await page.goto(url(`/?lat=${lat}&lon=${lon}`))
+          await waitForGrades(page)
+        })
+        // The label the API gives (FakeNominatim's fallback address) is the page's heading.
+        expect(yield* Effect.promise(() => page.getByRole("heading", { level: 1 }).textContent())).toBe("Testville, TL")
+        const cards = yield* Effect.promise(() => page.locator(".grade-card").allTextContents())
+        expect(cards).toHaveLength(3)
+        for (const card of cards) expect(card).toMatch(/(\d+(st|nd|rd|th) percentile|no percentile)/)
+        expect(cards[0]).toMatch(/°C/)
+        expect(cards[2]).toMatch(/ mm/)
+        // One headline sentence per variable, in words.
+        const sentences = yield* Effect.promise(() => page.locator(".grade-sentence").allTextContents())
+        expect(sentences[0]).toMatch(/^(Today's high of −?\d+\.\d °C|Today's high)/)
+        // The forecast strip: 16 days from today, each with three graded values.
+        expect(yield* Effect.promise(() => page.locator(".fc-day").count())).toBe(16)
+        // The calendar: two years of days, each a grid cell whose name says date, value and percentile.
+        const cells = yield* Effect.promise(() => page.getByRole("gridcell").filter({ has: page.locator("xpath=self::*[@data-date]") }).count())
+        expect(cells).toBeGreaterThan(700)
+        // The day view: one band chart per variable.
+        expect(yield* Effect.promise(() => page.locator(".band-svg").count())).toBe(3)
+        // Provenance.
+        const about = yield* Effect.promise(() => page.locator("#about").textContent())
+        expect(about).toContain("ERA5")
+        expect(about).toContain("Open-Meteo")
+        expect(about).toContain("Europe/Berlin")
+        // One /cell for the place, no per-view request; no CSP violation, no script error.
+        expect(calls.filter((c) => c.startsWith("/api/v2/cell") && !c.includes("prefetch=1"))).toHaveLength(1)
+        expect(calls.filter((c) => /^\/api\/v2\/(grade|forecast|calendar|day)\b/.test(c))).toEqual([])
+        expect(log.errors).toEqual([])
+      })
+    )
+
+    it.scoped("with date= another day makes one /day request and opens that day", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { lat, lon } = freshPlace()
+        const { page } = yield* Effect.acquireRelease(
+          Effect.promise(() => Chromium.openPage(browser)),
+          ({ context }) => Effect.promise(() => context.close())
+        )
+        const calls = apiCalls(page)
+        yield* Effect.promise(async () => {
+          await page.goto(url(`/?lat=${lat}&lon=${lon}&date=2025-03-04`))
+          await page.getByRole("heading", { name: "The day: Tue 4 March 2025" }).waitFor({ timeout: 20_000 })
+        })
+        expect(calls.filter((c) => c.startsWith("/api/v2/cell") && !c.includes("prefetch=1"))).toHaveLength(1)
+        const days = calls.filter((c) => c.startsWith("/api/v2/day"))
+        expect(days).toHaveLength(1)
+        expect(days[0]).toContain("date=2025-03-04")
+      })
+    )
+  })
+
+  describe("picking a place", () => {
+    it.scoped("a click on the world map picks that cell, outlined in the close-up, and Back returns", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { lat, lon } = freshPlace()
+        const { page } = yield* Effect.acquireRelease(
+          Effect.promise(() => Chromium.openPage(browser)),
+          ({ context }) => Effect.promise(() => context.close())
+        )
+        yield* Effect.promise(async () => {
+          await page.goto(url(`/?lat=${lat}&lon=${lon}`))
+          await waitForGrades(page)
+          // The Equal Earth map is centred on 0°N 0°E: its middle is (about) that point.
+          const map = page.locator(".worldmap svg")
+          const box = (await map.boundingBox())!
+          await map.click({ position: { x: box.width / 2, y: box.height / 2 } })
+          await page.waitForURL((u) => u.searchParams.get("lat") !== lat)
+        })
+        const picked = new URL(page.url())
+        expect(Math.abs(Number(picked.searchParams.get("lat")))).toBeLessThan(1.5)
+        expect(Math.abs(Number(picked.searchParams.get("lon")))).toBeLessThan(1.5)
+        yield* Effect.promise(() => page.locator(".place-title").getByText(/^Cell 0\.\d\d°/).waitFor({ timeout: 20_000 }))
+        expect(yield* Effect.promise(() => page.locator(".cellmap .map-cell").count())).toBe(1)
+        const cellText = yield* Effect.promise(() => page.locator(".place-title").textContent())
+        expect(cellText).toMatch(/Cell 0\.\d\d°[NS] 0\.\d\d°[EW]/)
+        // A click in the close-up one cell east picks the neighbouring cell.
+        yield* Effect.promise(async () => {
+          const before = new URL(page.url()).searchParams.get("lon")
+          const cell = (await page.locator(".cellmap .map-cell").boundingBox())!
+          const svg = (await page.locator(".cellmap svg").boundingBox())!
+          await page.locator(".cellmap svg").click({
+            position: { x: cell.x - svg.x + cell.width * 1.5, y: cell.y - svg.y + cell.height / 2 }
+          })
+          await page.waitForURL((u) => u.searchParams.get("lon") !== before)
+        })
+        const east = new URL(page.url())
+        expect(Math.round(Number(east.searchParams.get("lon")) * 4) / 4).toBe(
+          Math.round(Number(picked.searchParams.get("lon")) * 4) / 4 + 0.25
+        )
+        // Back returns to the map-picked place, forward to the neighbour.
+        yield* Effect.promise(async () => {
+          await page.goBack()
+          await page.waitForURL((u) => u.searchParams.get("lon") === picked.searchParams.get("lon"))
+          await page.locator(".place-title").getByText(/Cell 0\.\d\d°/).waitFor()
+        })
+      })
+    )
+
+    it.scoped("typed coordinates open that place; a bad latitude is explained", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { page } = yield* Effect.acquireRelease(
+          Effect.promise(() => Chromium.openPage(browser)),
+          ({ context }) => Effect.promise(() => context.close())
+        )
+        yield* Effect.promise(async () => {
+          await page.goto(url("/"))
+          await page.getByText("Enter coordinates").click()
+          await page.getByLabel("Latitude").fill("95")
+          await page.getByLabel("Longitude").fill("10")
+          await page.getByRole("button", { name: "Show" }).click()
+          await page.getByText(/Latitude must be a number from −90/).waitFor()
+          await page.getByLabel("Latitude").fill("-33.9")
+          await page.getByLabel("Longitude").fill("18.4")
+          await page.getByRole("button", { name: "Show" }).click()
+          await waitForGrades(page)
+        })
+        const at = new URL(page.url())
+        expect(at.searchParams.get("lat")).toBe("-33.9")
+        expect(at.searchParams.get("lon")).toBe("18.4")
+        expect(yield* Effect.promise(() => page.locator(".place-title").textContent())).toContain("Cell 34.00°S 18.50°E")
+        // The place is remembered among the recent places.
+        yield* Effect.promise(async () => {
+          await page.goto(url("/"))
+          await page.getByRole("navigation", { name: "Recent places" }).getByRole("link", { name: "Testville, TL" }).waitFor()
+        })
+      })
+    )
+  })
+
+  describe("the calendar", () => {
+    it.scoped("is a grid navigable by keyboard; each cell names date, value and percentile; Enter opens the day", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { lat, lon } = freshPlace()
+        const { page } = yield* Effect.acquireRelease(
+          Effect.promise(() => Chromium.openPage(browser)),
+          ({ context }) => Effect.promise(() => context.close())
+        )
+        const calls = apiCalls(page)
+        yield* Effect.promise(async () => {
+          await page.goto(url(`/?lat=${lat}&lon=${lon}`))
+          await waitForGrades(page)
+        })
+        const grid = page.getByRole("grid")
+        // Exactly one cell is in the tab order: the roving tabindex.
+        const tabbable = grid.locator('[role="gridcell"][tabindex="0"]')
+        expect(yield* Effect.promise(() => tabbable.count())).toBe(1)
+        const start = (yield* Effect.promise(() => tabbable.getAttribute("data-date")))!
+        yield* Effect.promise(async () => {
+          await tabbable.focus()
+          await page.keyboard.press("ArrowLeft")
+          await page.keyboard.press("ArrowLeft")
+          await page.keyboard.press("ArrowUp")
+        })
+        const focused = page.locator(":focus")
+        const date = (yield* Effect.promise(() => focused.getAttribute("data-date")))!
+        // Two days back, then the same day a month earlier.
+        const expected = new Date(`${start}T00:00:00Z`)
+        expected.setUTCDate(expected.getUTCDate() - 2)
+        const day = expected.getUTCDate()
+        expected.setUTCDate(1)
+        expected.setUTCMonth(expected.getUTCMonth() - 1)
+        const length = new Date(Date.UTC(expected.getUTCFullYear(), expected.getUTCMonth() + 1, 0)).getUTCDate()
+        expected.setUTCDate(Math.min(day, length))
+        expect(date).toBe(expected.toISOString().slice(0, 10))
+        const name = (yield* Effect.promise(() => focused.getAttribute("aria-label")))!
+        expect(name).toMatch(/^\w{3} \d{1,2} \w+ \d{4}: high (−?\d+\.\d °C|no value), (percentile \d+(\.\d)?, [a-z ]+|no percentile)$/)
+        expect(yield* Effect.promise(() => tabbable.getAttribute("data-date"))).toBe(date)
+        yield* Effect.promise(async () => {
+          await page.keyboard.press("Enter")
+          await page.waitForURL((u) => u.searchParams.get("date") === date)
+          await page.locator("#day-title").filter({ hasText: String(Number(date.slice(8, 10))) }).waitFor()
+        })
+        expect(calls.filter((c) => c.startsWith("/api/v2/day"))).toHaveLength(1)
+        // Back returns to today: the day view follows the address.
+        yield* Effect.promise(async () => {
+          await page.goBack()
+          await page.waitForURL((u) => u.searchParams.get("date") === null)
+          await page.locator("#day-title").filter({ hasText: /The day: \w{3} \d+ \w+ \d{4}/ }).waitFor()
+        })
+      })
+    )
+  })
+
+  describe("units", () => {
+    it.scoped("default from the locale, switch to °F and inches, stay in the address and are remembered", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { lat, lon } = freshPlace()
+        const { page } = yield* Effect.acquireRelease(
+          Effect.promise(() => Chromium.openPage(browser)),
+          ({ context }) => Effect.promise(() => context.close())
+        )
+        yield* Effect.promise(async () => {
+          await page.goto(url(`/?lat=${lat}&lon=${lon}`))
+          await waitForGrades(page)
+        })
+        expect(yield* Effect.promise(() => page.locator(".grade-card").first().textContent())).toMatch(/°C/)
+        yield* Effect.promise(async () => {
+          await page.getByRole("radio", { name: "Imperial (°F, in)" }).check()
+          await page.locator(".grade-card").first().getByText(/°F/).first().waitFor()
+        })
+        expect(new URL(page.url()).searchParams.get("units")).toBe("imperial")
+        const cards = yield* Effect.promise(() => page.locator(".grade-card").allTextContents())
+        expect(cards[0]).not.toMatch(/°C/)
+        expect(cards[2]).toMatch(/\d\.\d\d in/)
+        expect(yield* Effect.promise(() => page.locator(".fc-day").first().textContent())).toMatch(/°F/)
+        // A link without units= in the same browser: the choice was remembered.
+        yield* Effect.promise(async () => {
+          await page.goto(url(`/?lat=${lat}&lon=${lon}`))
+          await waitForGrades(page)
+        })
+        expect(yield* Effect.promise(() => page.locator(".grade-card").first().textContent())).toMatch(/°F/)
+        expect(yield* Effect.promise(() => page.getByRole("radio", { name: "Imperial (°F, in)" }).isChecked())).toBe(true)
+      })
+    )
+
+    it.scoped("an en-US browser starts in °F; units=metric in the address wins", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { lat, lon } = freshPlace()
+        const { page } = yield* Effect.acquireRelease(
+          Effect.promise(() => Chromium.openPage(browser, { locale: "en-US" })),
+          ({ context }) => Effect.promise(() => context.close())
+        )
+        yield* Effect.promise(async () => {
+          await page.goto(url(`/?lat=${lat}&lon=${lon}`))
+          await waitForGrades(page)
+        })
+        expect(yield* Effect.promise(() => page.locator(".grade-card").first().textContent())).toMatch(/°F/)
+        yield* Effect.promise(async () => {
+          await page.goto(url(`/?lat=${lat}&lon=${lon}&units=metric`))
+          await waitForGrades(page)
+        })
+        expect(yield* Effect.promise(() => page.locator(".grade-card").first().textContent())).toMatch(/°C/)
+      })
+    )
+  })
+
+  describe("layout and accessibility", () => {
+    for (const width of [375, 1280]) {
+      it.scoped(`at ${width} px nothing overflows sideways, and axe finds no serious or critical violation`, () =>
+        Effect.gen(function* () {
+          const { url } = yield* TestServer
+          const browser = yield* Chromium.Chromium
+          const { lat, lon } = freshPlace()
+          const { page, log } = yield* Effect.acquireRelease(
+            Effect.promise(() => Chromium.openPage(browser, { width })),
+            ({ context }) => Effect.promise(() => context.close())
+          )
+          yield* Effect.promise(async () => {
+            await page.goto(url("/"))
+            await page.locator(".worldmap svg").waitFor()
+          })
+          expect(yield* Effect.promise(() => noOverflow(page))).toBeLessThanOrEqual(0)
+          expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
+          yield* Effect.promise(async () => {
+            await page.goto(url(`/?lat=${lat}&lon=${lon}&date=2025-06-15`))
+            await waitForGrades(page)
+            await page.locator(".band-svg").nth(2).waitFor()
+            await page.locator(".map-land").first().waitFor()
+          })
+          expect(yield* Effect.promise(() => noOverflow(page))).toBeLessThanOrEqual(0)
+          expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
+          expect(Chromium.cspViolations(log)).toEqual([])
+          expect(log.errors).toEqual([])
+        })
+      )
+    }
+  })
+})

@@ -1,0 +1,51 @@
+/**
+ * What the page tests run against: the site built into a directory of its own, served by the real
+ * server over PGlite, with fake Open-Meteo and Nominatim on loopback, and one Chromium.
+ */
+import { execFileSync } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { backends, Chromium, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { testServerLayer } from "@climate-grade/server/test/TestServer"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+const siteRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
+
+/** Builds the site (esbuild, well under a second) into a fresh directory and returns it. */
+export const buildSite = (): string => {
+  const out = mkdtempSync(join(tmpdir(), "site-build-"))
+  execFileSync(process.execPath, [join(siteRoot, "scripts", "build.mjs"), out], { stdio: "ignore" })
+  return out
+}
+
+export class Upstreams extends Context.Tag("site-test/Upstreams")<
+  Upstreams,
+  { readonly weather: FakeOpenMeteo.FakeOpenMeteo; readonly geocoder: FakeNominatim.FakeNominatim }
+>() {}
+
+export const siteWorld = (extraEnv: Readonly<Record<string, string>> = {}) =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const weather = yield* FakeOpenMeteo.make
+      const geocoder = yield* FakeNominatim.make
+      const search = (geocoder as { searchUrl?: unknown }).searchUrl
+      const env: Record<string, string> = {
+        WEATHER_ARCHIVE_URL: weather.archiveUrl,
+        WEATHER_FORECAST_URL: weather.forecastUrl,
+        GEOCODER_URL: geocoder.reverseUrl,
+        ...(typeof search === "string" ? { GEOCODER_SEARCH_URL: search } : {}),
+        GEOCODER_USER_AGENT: "climate-grade/test",
+        HISTORY_START: "1980-01-01",
+        ...extraEnv
+      }
+      return Layer.mergeAll(
+        testServerLayer(env, backends[0]!.layer, { siteDirectory: buildSite() }),
+        Layer.succeed(Upstreams, { weather, geocoder }),
+        Chromium.layer
+      )
+    })
+  )
