@@ -7,7 +7,6 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   DataViews,
-  FreshnessToken,
   type NoHistory,
   type PayloadKey,
   PayloadStore,
@@ -18,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { gzipBytes, precompressed } from "./Compression.js"
-import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY, weakEtag } from "./ConditionalGet.js"
+import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY } from "./ConditionalGet.js"
 import * as DataQuery from "./DataQuery.js"
 import { BadRequest } from "./Errors.js"
 import { ResponseIndex } from "./ResponseIndex.js"
@@ -49,22 +48,32 @@ export const make = Effect.gen(function* () {
   const validStored = (key: PayloadKey, token: string) =>
     Effect.map(store.get(key), Option.filter((stored) => stored.token === token))
 
-  /** Built now, and stored (in the background) when allowed. */
+  /** Built now, and stored (in the background) when allowed: the value and its payload. */
   const built = <A>(plan: DataViews.Plan<A>) =>
     Effect.gen(function* () {
-      const json = encoder.encode(JSON.stringify(yield* plan.build))
+      const value = yield* plan.build
+      const json = encoder.encode(JSON.stringify(value))
       const payload: StoredPayload = { token: plan.token, json, gzip: yield* gzipBytes(json) }
       if (plan.storable) yield* keep(plan.key, payload)
-      return payload
+      return { value, payload }
     })
 
   /** What was found stored and still valid, else the payload built now. */
   const heldOrBuilt = <A>(plan: DataViews.Plan<A>, held: Option.Option<StoredPayload>) =>
-    Option.match(held, { onNone: () => built(plan), onSome: Effect.succeed })
+    Option.match(held, { onNone: () => Effect.map(built(plan), (b) => b.payload), onSome: Effect.succeed })
 
   /** The stored bytes while the token holds, else built now. */
   const bytesOf = <A>(plan: DataViews.Plan<A>) =>
     Effect.flatMap(validStored(plan.key, plan.token), (held) => heldOrBuilt(plan, held))
+
+  /** A slice's data: read back from what is stored while its token holds, else built now (and stored). */
+  const valueOf = <A>(plan: DataViews.Plan<A> | null, held: Option.Option<StoredPayload>) =>
+    plan === null
+      ? Effect.succeed(null)
+      : Option.match(held, {
+          onNone: () => Effect.map(built(plan), (b) => b.value),
+          onSome: (stored) => Effect.sync(() => JSON.parse(decoder.decode(stored.json)) as A)
+        })
 
   /** The answer, remembered in the response index for as long as its ETag cannot change. */
   const respond = (etag: string, validUntil: number, body: Effect.Effect<StoredPayload>) =>
@@ -88,59 +97,40 @@ export const make = Effect.gen(function* () {
       ([start, end, months]): DataViews.CalendarRequest => ({ start, end, months })
     )
 
-  /** The bundle: four slices built by the views' own builders, under their own keys and tokens. */
+  /** The bundle: its plan is the core's; its slices are served from their own keys and tokens. */
   const bundle = (query: Query) =>
     Effect.gen(function* () {
       const cell = yield* DataQuery.cell(query)
       const prefetch = yield* DataQuery.prefetch(query)
-      type AnyPlan = DataViews.Plan<unknown>
-      let plans: { grade: AnyPlan | null; forecast: AnyPlan | null; calendar: AnyPlan; day: AnyPlan }
-      if (prefetch) {
-        const held = yield* views.prefetch(cell)
-        if (Option.isNone(held)) {
-          return HttpServerResponse.empty({ status: 204, headers: { "cache-control": CACHE_CONTROL, vary: VARY } })
-        }
-        plans = { grade: null, forecast: null, ...held.value }
-      } else {
-        // All at once: the history, forecast and label they share are each fetched once (CellData's flights).
-        const [calendar, grade, forecast, day] = yield* Effect.all(
-          [
-            views.calendar(cell, { start: Option.none(), end: Option.none(), months: Option.some(24) }),
-            views.grade(cell),
-            views.forecast(cell),
-            views.day(cell, Option.none())
-          ],
-          { concurrency: "unbounded" }
-        )
-        plans = { grade, forecast, calendar, day }
+      const found = yield* views.bundle(cell, { prefetch })
+      if (Option.isNone(found)) {
+        return HttpServerResponse.empty({ status: 204, headers: { "cache-control": CACHE_CONTROL, vary: VARY } })
       }
-      const order = [plans.grade, plans.forecast, plans.calendar, plans.day] as const
-      const token = FreshnessToken.combine(order.map((p) => p?.etag ?? null))
-      const etag = weakEtag(token)
-      const key = { cell: cell.key, view: "bundle" as const, params: prefetch ? "prefetch" : "full" }
-      const storable = order.every((p) => p === null || p.storable)
-      const validUntil = Math.min(...order.map((p) => (p === null ? Infinity : p.validUntil)))
+      const plan = found.value
+      const { grade, forecast, calendar, day } = plan.slices
       return yield* respond(
-        etag,
-        validUntil,
+        plan.etag,
+        plan.validUntil,
         Effect.gen(function* () {
           // Every read first, together: on PGlite's one connection a read issued after a
           // slice's background write would wait for it.
-          const [stored, ...storedSlices] = yield* Effect.all(
-            [validStored(key, token), ...order.map((p) => (p === null ? Effect.succeedNone : validStored(p.key, p.token)))],
+          const [stored, g, f, c, d] = yield* Effect.all(
+            [
+              validStored(plan.key, plan.token),
+              ...[grade, forecast, calendar, day].map((p) => (p === null ? Effect.succeedNone : validStored(p.key, p.token)))
+            ],
             { concurrency: "unbounded" }
           )
           if (Option.isSome(stored)) return stored.value
-          const slice = (p: AnyPlan | null, held: Option.Option<StoredPayload>) =>
-            p === null
-              ? Effect.succeed("null")
-              : Effect.map(heldOrBuilt(p, held), (b) => `{"etag":${JSON.stringify(p.etag)},"data":${decoder.decode(b.json)}}`)
-          const [g, f, c, d] = yield* Effect.all(order.map((p, i) => slice(p, storedSlices[i]!)))
-          const json = encoder.encode(
-            `{"v":${FreshnessToken.PAYLOAD_VER.bundle},"cell":${JSON.stringify(plans.calendar.cell)},"grade":${g},"forecast":${f},"calendar":${c},"day":${d}}`
-          )
-          const payload: StoredPayload = { token, json, gzip: yield* gzipBytes(json) }
-          if (storable) yield* keep(key, payload)
+          const data = yield* Effect.all({
+            grade: valueOf(grade, g!),
+            forecast: valueOf(forecast, f!),
+            calendar: valueOf(calendar, c!),
+            day: valueOf(day, d!)
+          })
+          const json = encoder.encode(JSON.stringify(plan.assemble(data)))
+          const payload: StoredPayload = { token: plan.token, json, gzip: yield* gzipBytes(json) }
+          if (plan.storable) yield* keep(plan.key, payload)
           return payload
         })
       )

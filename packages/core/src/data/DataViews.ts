@@ -47,6 +47,70 @@ export class DateOutOfRange extends Schema.TaggedError<DateOutOfRange>()("DateOu
 
 export type DataError = UpstreamError | NoHistory
 
+/** The bundle's slices, in the order of its payload and of its combined token. */
+export interface BundleSlices<G, F, C, D> {
+  readonly grade: G
+  readonly forecast: F
+  readonly calendar: C
+  readonly day: D
+}
+
+/**
+ * The bundle (CONTRACT.md §5): its four slices' own plans (grade and forecast absent on a
+ * prefetch), its key, its token combined from theirs, whether it may be stored (only when every
+ * slice may), until when it holds (the earliest of its slices), and how its payload is assembled
+ * from the slices' data.
+ */
+export interface BundlePlan {
+  readonly key: PayloadKey
+  readonly token: string
+  /** `W/"<token>"`. */
+  readonly etag: string
+  readonly storable: boolean
+  readonly validUntil: number
+  readonly slices: BundleSlices<
+    Plan<Payloads.GradePayload> | null,
+    Plan<Payloads.ForecastPayload> | null,
+    Plan<Payloads.CalendarPayload>,
+    Plan<Payloads.DayPayload>
+  >
+  /** The payload from the slices' data (null for a slice the plan does not carry). */
+  readonly assemble: (
+    data: BundleSlices<
+      Payloads.GradePayload | null,
+      Payloads.ForecastPayload | null,
+      Payloads.CalendarPayload | null,
+      Payloads.DayPayload | null
+    >
+  ) => Payloads.BundlePayload
+}
+
+/** The calendar the bundle carries: the last 24 months of the record. */
+export const BUNDLE_CALENDAR: CalendarRequest = { start: Option.none(), end: Option.none(), months: Option.some(24) }
+
+/** The bundle's plan from its slices' plans: token, storability, validity and assembly. */
+export const bundlePlan = (cell: Cell, prefetch: boolean, slices: BundlePlan["slices"]): BundlePlan => {
+  const order = [slices.grade, slices.forecast, slices.calendar, slices.day] as const
+  const token = FreshnessToken.combine(order.map((p) => p?.etag ?? null))
+  const slice = <A>(plan: Plan<A> | null, data: A | null) => (plan === null || data === null ? null : { etag: plan.etag, data })
+  return {
+    key: { cell: cell.key, view: "bundle", params: prefetch ? "prefetch" : "full" },
+    token,
+    etag: weak(token),
+    storable: order.every((p) => p === null || p.storable),
+    validUntil: Math.min(...order.map((p) => (p === null ? Infinity : p.validUntil))),
+    slices,
+    assemble: (data) => ({
+      v: FreshnessToken.PAYLOAD_VER.bundle,
+      cell: slices.calendar.cell,
+      grade: slice(slices.grade, data.grade),
+      forecast: slice(slices.forecast, data.forecast),
+      calendar: slice(slices.calendar, data.calendar),
+      day: slice(slices.day, data.day)
+    })
+  }
+}
+
 export interface CalendarRequest {
   readonly start: Option.Option<CivilDate.EpochDay>
   readonly end: Option.Option<CivilDate.EpochDay>
@@ -73,6 +137,14 @@ export class DataViews extends Context.Tag("@climate-grade/core/DataViews")<
     ) => Effect.Effect<
       Option.Option<{ readonly calendar: Plan<Payloads.CalendarPayload>; readonly day: Plan<Payloads.DayPayload> }>
     >
+    /**
+     * The bundle: all four slices (their shared history, forecast and label each fetched once), or
+     * on a prefetch the calendar and day from what is held (None when nothing is).
+     */
+    readonly bundle: (
+      cell: Cell,
+      options: { readonly prefetch: boolean }
+    ) => Effect.Effect<Option.Option<BundlePlan>, DataError | DateOutOfRange>
   }
 >() {}
 
@@ -237,54 +309,71 @@ export const make = (options: DataViewsOptions) =>
       )
     }
 
-    return DataViews.of({
-      grade: (cell) => forecastPlan("grade", cell, Views.grade),
-      forecast: (cell) => forecastPlan("forecast", cell, Views.forecast),
-      calendar: (cell, request) =>
-        Effect.gen(function* () {
-          const [history, label] = yield* Effect.all([data.history(cell), data.label(cell)], { concurrency: "unbounded" })
-          return calendarPlan(cell, history, label, request, yield* Clock.currentTimeMillis)
-        }),
-      day: (cell, requested) =>
-        Effect.gen(function* () {
-          const history = yield* data.history(cell)
-          const label = yield* data.label(cell)
-          const now = yield* Clock.currentTimeMillis
-          const date = Option.getOrElse(requested, () => CivilDate.todayIn(now, history.timezone))
-          // The day view never fails because of the forecast: without one it is climatology alone.
-          const forecast =
-            date <= history.end
-              ? Option.none<Forecast>()
-              : yield* Effect.option(data.forecast(cell))
-          // forecast_days=16: today and the 15 days after it. A forecast kept after failed
-          // refetches may end sooner; those days are then climatology alone, as with none.
-          const last = Math.max(
-            CivilDate.todayIn(now, history.timezone) + 15,
-            Option.match(forecast, { onNone: () => 0, onSome: (f) => Views.lastDay(f.series) })
-          )
-          if (date < history.series.start || date > last) {
-            return yield* new DateOutOfRange({
-              date: CivilDate.format(date),
-              first: CivilDate.format(history.series.start),
-              last: CivilDate.format(last)
-            })
-          }
-          return dayPlan(cell, history, label, date, forecast, now, Option.isNone(requested))
-        }),
-      prefetch: (cell) =>
-        Effect.gen(function* () {
-          const held = yield* data.heldHistory(cell)
-          if (Option.isNone(held)) return Option.none()
-          const history = held.value
-          const known = yield* data.heldLabel(cell)
-          const label = known ?? (yield* data.label(cell))
-          const now = yield* Clock.currentTimeMillis
-          return Option.some({
-            calendar: calendarPlan(cell, history, label, { start: Option.none(), end: Option.none(), months: Option.some(24) }, now),
-            day: dayPlan(cell, history, label, history.end, Option.none(), now, false)
-          })
+    const prefetch = (cell: Cell) =>
+      Effect.gen(function* () {
+        const held = yield* data.heldHistory(cell)
+        if (Option.isNone(held)) return Option.none()
+        const history = held.value
+        const known = yield* data.heldLabel(cell)
+        const label = known ?? (yield* data.label(cell))
+        const now = yield* Clock.currentTimeMillis
+        return Option.some({
+          calendar: calendarPlan(cell, history, label, BUNDLE_CALENDAR, now),
+          day: dayPlan(cell, history, label, history.end, Option.none(), now, false)
         })
-    })
+      })
+
+    const calendar = (cell: Cell, request: CalendarRequest) =>
+      Effect.gen(function* () {
+        const [history, label] = yield* Effect.all([data.history(cell), data.label(cell)], { concurrency: "unbounded" })
+        return calendarPlan(cell, history, label, request, yield* Clock.currentTimeMillis)
+      })
+
+    const day = (cell: Cell, requested: Option.Option<CivilDate.EpochDay>) =>
+      Effect.gen(function* () {
+        const history = yield* data.history(cell)
+        const label = yield* data.label(cell)
+        const now = yield* Clock.currentTimeMillis
+        const date = Option.getOrElse(requested, () => CivilDate.todayIn(now, history.timezone))
+        // The day view never fails because of the forecast: without one it is climatology alone.
+        const forecast =
+          date <= history.end
+            ? Option.none<Forecast>()
+            : yield* Effect.option(data.forecast(cell))
+        // forecast_days=16: today and the 15 days after it. A forecast kept after failed
+        // refetches may end sooner; those days are then climatology alone, as with none.
+        const last = Math.max(
+          CivilDate.todayIn(now, history.timezone) + 15,
+          Option.match(forecast, { onNone: () => 0, onSome: (f) => Views.lastDay(f.series) })
+        )
+        if (date < history.series.start || date > last) {
+          return yield* new DateOutOfRange({
+            date: CivilDate.format(date),
+            first: CivilDate.format(history.series.start),
+            last: CivilDate.format(last)
+          })
+        }
+        return dayPlan(cell, history, label, date, forecast, now, Option.isNone(requested))
+      })
+
+    const grade = (cell: Cell) => forecastPlan("grade", cell, Views.grade)
+    const forecast = (cell: Cell) => forecastPlan("forecast", cell, Views.forecast)
+
+    const bundle = (cell: Cell, options: { readonly prefetch: boolean }) =>
+      options.prefetch
+        ? Effect.map(prefetch(cell), Option.map((held) => bundlePlan(cell, true, { grade: null, forecast: null, ...held })))
+        : // All at once: the history, forecast and label they share are each fetched once (CellData's flights).
+          Effect.all(
+            {
+              grade: grade(cell),
+              forecast: forecast(cell),
+              calendar: calendar(cell, BUNDLE_CALENDAR),
+              day: day(cell, Option.none())
+            },
+            { concurrency: "unbounded" }
+          ).pipe(Effect.map((slices) => Option.some(bundlePlan(cell, false, slices))))
+
+    return DataViews.of({ grade, forecast, calendar, day, prefetch, bundle })
   })
 
 export const layer = (options: DataViewsOptions) => Layer.effect(DataViews, make(options))
