@@ -13,8 +13,18 @@ const base: FreshnessToken.TokenInputs = {
 
 describe("FreshnessToken", () => {
   it("is stable for equal inputs, whatever the key order", () => {
-    const reordered = { ...base, params: { date: "2026-11-22" } }
-    expect(FreshnessToken.make(reordered)).toBe(FreshnessToken.make(base))
+    const withParams = { ...base, params: { date: "2026-11-22", source: "forecast" } }
+    // The same inputs with every key, top-level and nested, in reverse order.
+    const reversed = Object.fromEntries(
+      Object.entries(withParams)
+        .reverse()
+        .map(([k, v]) => [k, k === "params" ? Object.fromEntries(Object.entries(v as object).reverse()) : v])
+    ) as unknown as FreshnessToken.TokenInputs
+    // The reordering is real: a plain serialization tells the two apart.
+    expect(Object.keys(reversed)).toEqual(Object.keys(withParams).reverse())
+    expect(Object.keys(reversed.params)).toEqual(["source", "date"])
+    expect(JSON.stringify(reversed)).not.toBe(JSON.stringify(withParams))
+    expect(FreshnessToken.make(reversed)).toBe(FreshnessToken.make(withParams))
     expect(FreshnessToken.make(base)).toMatch(/^[0-9a-f]{32}$/)
   })
 
