@@ -57,8 +57,8 @@ const OfflineNotice = () =>
 const Welcome = () => (
   <div class="welcome">
     <p class="lead">
-      How unusual is today's weather where you are? Pick any place on Earth to see today, the coming 16 days and the last
-      two years graded against 85 years of that place's own history.
+      Pick any place on Earth — by name, on the map, or where you are — and see today, the coming 16 days and the last
+      two years graded against that place's own weather since 1940.
     </p>
     <p class="muted">Try:</p>
     <ul class="examples">
@@ -218,7 +218,7 @@ export const App = () => {
             <OfflineNotice />
             {chosen === null && <Welcome />}
           </div>
-          <div class="maps">
+          <div class={chosen === null ? "maps" : "maps has-cell"}>
             <WorldMap chosen={chosen} onPick={pick} />
             {chosen !== null && <CellMap lat={chosen.lat} lon={chosen.lon} onPick={pick} />}
           </div>

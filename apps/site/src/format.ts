@@ -63,8 +63,9 @@ export const formatValue = (value: number | null, unit: "°C" | "mm", units: Uni
 /** A percentile as printed: whole numbers unless the payload's tenth matters at the ends. */
 export const formatPercentile = (p: number): string => {
   const rounded = Math.round(p)
-  if (rounded === 0 && p > 0) return p.toFixed(1)
-  if (rounded === 100 && p < 100) return p.toFixed(1)
+  // Never "0" or "100" for a day that is not past every other: that is what a record says.
+  if (rounded === 0 && p > 0) return Math.max(0.1, p).toFixed(1)
+  if (rounded === 100 && p < 100) return Math.min(99.9, p).toFixed(1)
   return String(rounded)
 }
 
