@@ -52,7 +52,8 @@ describe("pruning", () => {
         expect(removed).toBe(expired.length)
         const kept = (yield* store.byLastAccess()).map((r) => r.key).sort()
         expect(kept).toEqual(ages.flatMap((age, i) => (age + DAY > 14 * DAY ? [] : [`/grade?k=${i}`])).sort())
-      })
+      }),
+    { fastCheck: { numRuns: 25 } }
   )
 
   it.effect("reading an entry counts as an access: it is not pruned 14 days after it was stored", () =>
