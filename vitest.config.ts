@@ -8,6 +8,8 @@ export default defineConfig({
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    sequence: { hooks: "stack" }
+    sequence: { hooks: "stack" },
+    // Prints a banner at the end of the run when the PostgreSQL half did not run.
+    globalSetup: ["./vitest.global.ts"]
   }
 })
