@@ -3,12 +3,17 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cell, CivilDate, RateLimited, UpstreamFailure, UpstreamTimeout } from "@climate-grade/core"
 import { Metrics, Nominatim, OpenMeteo } from "@climate-grade/weather"
 import { FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { HttpClient } from "@effect/platform"
+import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as TestClock from "effect/TestClock"
 
 const NOW = Date.parse("2026-11-22T12:00:00Z")
 const berlin = Cell.fromCoordinates(52.52, 13.41)
@@ -225,17 +230,38 @@ describe("Nominatim client", () => {
       expect((yield* Effect.flip(geocoder.label(Cell.fromCoordinates(0, 0))))._tag).toBe("UpstreamTimeout")
     }))
 
-  it.scopedLive("makes at most one call per second for the process: concurrent callers queue", () =>
+  it.scoped("makes at most one call per second for the process: concurrent callers queue", () =>
     Effect.gen(function* () {
       const fake = yield* FakeNominatim.make
-      const geocoder = yield* nominatim(fake)
-      // Real time: the spacing is what Nominatim sees on the wire.
+      // The pacer's own clock (TestClock here), read as each request leaves: exact, however
+      // loaded the machine, unlike wall-clock arrival times at the fake.
+      const sentAt: Array<number> = []
+      const stamped = Layer.effect(
+        HttpClient.HttpClient,
+        Effect.map(HttpClient.HttpClient, (client) =>
+          HttpClient.tapRequest(client, () => Effect.map(Clock.currentTimeMillis, (now) => void sentAt.push(now)))
+        )
+      ).pipe(Layer.provide(NodeHttpClient.layer))
+      const geocoder = yield* Nominatim.make({ url: fake.reverseUrl, userAgent: "climate-grade/test", timeout: "5 seconds" }).pipe(
+        Effect.provide(stamped)
+      )
       const cells = [1, 2, 3].map((i) => Cell.fromCoordinates(i, i))
-      yield* Effect.all(cells.map((c) => geocoder.label(c)), { concurrency: "unbounded" })
-      const at = fake.requests.map((r) => r.at).sort((a, b) => a - b)
-      expect(at).toHaveLength(3)
-      expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(990)
-      expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(990)
-    }), 10_000)
+      const all = yield* Effect.fork(Effect.all(cells.map((c) => geocoder.label(c)), { concurrency: "unbounded" }))
+      // Each later caller sleeps for its turn; time moves only when one does, 999 ms then 1 ms.
+      const waitForSleeper = Effect.gen(function* () {
+        while ((yield* TestClock.sleeps()).length === 0) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 5)))
+      })
+      for (const call of [1, 2]) {
+        yield* waitForSleeper
+        yield* TestClock.adjust("999 millis")
+        // Not yet: a millisecond short of the second, the next call has not left.
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
+        expect(sentAt).toHaveLength(call)
+        yield* TestClock.adjust("1 millis")
+      }
+      yield* Fiber.join(all)
+      expect(sentAt).toEqual([0, 1000, 2000])
+      expect(fake.requests).toHaveLength(3)
+    }))
 })
 
