@@ -1,5 +1,5 @@
 /** The only place that knows every layer: configuration in, a running service out. */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
 import { fileURLToPath } from "node:url"
 import { HttpServer } from "@effect/platform"
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -23,9 +23,11 @@ import { Nominatim, OpenMeteo } from "@climate-grade/weather"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { AppConfig } from "./AppConfig.js"
+import * as Control from "./Control.js"
 
 /** The configured secret, or one generated once and kept in the database (not in production: config refuses that). */
 const authSecret = (config: AppConfig) =>
@@ -134,6 +136,7 @@ export interface HttpLayerOptions {
 
 export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.SqlClient>, options: HttpLayerOptions = {}) => {
   const responses = ResponseIndex.make()
+  let node: NodeServer | undefined
   // The services (database, migrations) and the site's files are ready before the socket listens.
   return Layer.unwrapEffect(
     Effect.map(loadSite(options.siteDirectory ?? SITE_DIRECTORY), (site) =>
@@ -146,13 +149,59 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
       })
     )
   ).pipe(
+    Layer.merge(drainLayer(() => node)),
+    // The operator channel of the embedded database this process owns (not of a test's database).
+    Layer.merge(
+      database === undefined && config.database._tag === "Embedded" ? Control.layer(config.database.dataDir) : Layer.empty
+    ),
     HttpServer.withLogAddress,
-    Layer.provideMerge(NodeHttpServer.layer(nodeServer(responses), { port: config.port, host: config.host })),
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => (node = nodeServer(responses)()), { port: config.port, host: config.host })
+    ),
     Layer.provideMerge(servicesLayer(config, database))
   )
 }
 
+/** In-flight requests get this long to finish after SIGTERM/SIGINT; what is left is then aborted. */
+export const DRAIN_SECONDS = 10
+
+/**
+ * The bound on a shutdown's drain. Released after the app stops taking requests and before the
+ * node server's own close, which stops listening, ends idle keep-alive connections and waits for
+ * the in-flight ones: after DRAIN_SECONDS their connections are destroyed, which interrupts
+ * their fibers, and the close completes.
+ */
+const drainLayer = (server: () => NodeServer | undefined) =>
+  Layer.scopedDiscard(
+    Effect.zipRight(
+      HttpServer.HttpServer,
+      Effect.addFinalizer(() =>
+        Effect.zipRight(
+          Effect.logInfo(`shutting down: in-flight requests have ${DRAIN_SECONDS} s to finish`),
+          Effect.sync(() => {
+            setTimeout(() => {
+              const node = server()
+              if (node === undefined) return
+              node.closeAllConnections()
+            }, DRAIN_SECONDS * 1000).unref()
+          })
+        )
+      )
+    )
+  )
+
+/** LOG_FORMAT: `json` is one JSON object per line (errors on stderr, the rest on stdout). */
 export const loggerLayer = (config: AppConfig) =>
-  Logger.replace(Logger.defaultLogger, config.logFormat === "json" ? Logger.jsonLogger : Logger.prettyLoggerDefault)
+  Logger.replace(
+    Logger.defaultLogger,
+    config.logFormat === "json" ? Logger.withLeveledConsole(Logger.jsonLogger) : prettyLeveled
+  )
+
+const prettyOut = Logger.prettyLogger()
+const prettyErr = Logger.prettyLogger({ stderr: true })
+/** The pretty format, with errors (a start-up failure among them) on stderr like the JSON one. */
+const prettyLeveled = Logger.make<unknown, void>((options) =>
+  LogLevel.greaterThanEqual(options.logLevel, LogLevel.Error) ? prettyErr.log(options) : prettyOut.log(options)
+)
 
 export const describeDatabase = (config: AppConfig) => Database.describe(config.database)

@@ -2,14 +2,21 @@
  * Operator commands. `create-user` makes a password account (there is no public registration):
  *   printf '%s' "$PASSWORD" | pnpm user:create --email ops@example.org [--superuser]
  * The password is read from standard input, so it stays out of shell history and `ps`.
+ *
+ * On the embedded database, a running server owns DATA_DIR and no other process may open it
+ * (DataDirLock): the account is then created by that server, through its control socket.
  */
 import { parseArgs } from "node:util"
 import { NodeRuntime } from "@effect/platform-node"
-import { PasswordHasher, PasswordLogin, Users } from "@climate-grade/core"
+import { DataDirLock } from "@climate-grade/postgres"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import { servicesLayer } from "./App.js"
 import { appConfig, describeConfigError } from "./AppConfig.js"
+import * as Control from "./Control.js"
+import * as Operator from "./Operator.js"
+import { describeStartupFailure } from "./Startup.js"
 
 const usage = "usage: printf '%s' \"$PASSWORD\" | pnpm user:create --email ADDRESS [--superuser] [--unverified]"
 
@@ -33,28 +40,49 @@ const { values } = parseArgs({
   allowPositionals: true
 })
 
-const email = Either.getOrElse(PasswordLogin.newAccountEmail(values.email ?? fail(usage)), fail)
+if (values.email === undefined) fail(usage)
+const checkedEmail = Operator.validate({ email: values.email, password: "x".repeat(8) })
+if (Either.isLeft(checkedEmail)) fail(checkedEmail.left)
 if (process.stdin.isTTY) fail(usage)
-const password = Either.getOrElse(PasswordLogin.newAccountPassword(await readStdin()), fail)
+const validated = Operator.validate({
+  email: values.email,
+  password: await readStdin(),
+  superuser: values.superuser === true,
+  verified: values.unverified !== true
+})
+const account = Either.isLeft(validated) ? fail(validated.left) : validated.right
 
 const config = Effect.runSync(Effect.either(appConfig))
 if (Either.isLeft(config)) fail(describeConfigError(config.left))
+const settings = Either.getOrThrow(config)
 
-const program = Effect.gen(function* () {
-  const users = yield* Users
-  const hasher = yield* PasswordHasher
-  const user = yield* users.create({
-    email,
-    hashedPassword: yield* hasher.hash(password),
-    isActive: true,
-    isSuperuser: values.superuser === true,
-    isVerified: values.unverified !== true,
-    oauthOnly: false
-  })
-  process.stdout.write(`created ${user.email} (${user.id})${user.isSuperuser ? " as superuser" : ""}\n`)
-}).pipe(
-  Effect.catchTag("EmailTaken", (e) => Effect.sync(() => fail(`an account with ${e.email} exists already`))),
-  Effect.provide(servicesLayer(Either.getOrThrow(config)))
-)
+const database = settings.database
+const owner = database._tag === "Embedded" ? DataDirLock.owner(database.dataDir) : Option.none()
 
-NodeRuntime.runMain(program, { disableErrorReporting: false })
+if (database._tag === "Embedded" && Option.isSome(owner)) {
+  const reply = await Control.createThroughServer(database.dataDir, account)
+  switch (reply._tag) {
+    case "Created":
+      process.stdout.write(`${Operator.createdLine(reply)} through the running server (pid ${owner.value})\n`)
+      process.exit(0)
+      break
+    case "Refused":
+      fail(reply.detail)
+      break
+    case "Unreachable":
+      fail(
+        `DATA_DIR ${database.dataDir} is in use by process ${owner.value}, which does not answer on ${Control.socketPath(database.dataDir)} (${reply.reason}): stop it, then run this again`
+      )
+  }
+} else {
+  const program = Effect.gen(function* () {
+    const user = yield* Operator.createAccount(account)
+    process.stdout.write(`${Operator.createdLine(user)}\n`)
+  }).pipe(
+    Effect.catchTag("EmailTaken", (e) => Effect.sync(() => fail(`an account with ${e.email} exists already`))),
+    Effect.provide(servicesLayer(settings)),
+    // A server that took DATA_DIR since the check above, an unreachable database: one line.
+    Effect.catchAllCause((cause) => Effect.sync(() => fail(describeStartupFailure(cause))))
+  )
+  NodeRuntime.runMain(program, { disableErrorReporting: false })
+}

@@ -1,9 +1,11 @@
 import { NodeRuntime } from "@effect/platform-node"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import { describeDatabase, httpLayer, loggerLayer } from "./App.js"
+import { DRAIN_SECONDS, describeDatabase, httpLayer, loggerLayer } from "./App.js"
 import { appConfig, describeConfigError } from "./AppConfig.js"
+import { describeStartupFailure } from "./Startup.js"
 
 const config = Effect.runSync(Effect.either(appConfig))
 if (Either.isLeft(config)) {
@@ -12,8 +14,25 @@ if (Either.isLeft(config)) {
   process.exit(1)
 }
 
+// The drain is bounded in the server (App.drainLayer); this is the backstop should closing
+// anything else (the database) hang after it.
+const backstop = () => {
+  setTimeout(() => {
+    process.stderr.write(`${JSON.stringify({ message: "shutdown did not finish; exiting", logLevel: "ERROR" })}\n`)
+    process.exit(1)
+  }, (DRAIN_SECONDS + 5) * 1000).unref()
+}
+process.once("SIGTERM", backstop)
+process.once("SIGINT", backstop)
+
 Effect.logInfo(`starting climate-grade on ${describeDatabase(config.right)}`).pipe(
   Effect.zipRight(Layer.launch(httpLayer(config.right))),
+  // Launch only ends by failing to start (or by a signal, which is an interruption).
+  Effect.tapErrorCause((cause) =>
+    Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logFatal(describeStartupFailure(cause))
+  ),
   Effect.provide(loggerLayer(config.right)),
-  NodeRuntime.runMain
+  // Our logger (LOG_FORMAT) replaces the default one; runMain's pretty logger would replace it
+  // back, and its error report would print the whole cause: the line above says it.
+  (program) => NodeRuntime.runMain(program, { disablePrettyLogger: true, disableErrorReporting: true })
 )

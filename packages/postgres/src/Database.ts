@@ -2,9 +2,10 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import Pg from "pg"
+import * as DataDirLock from "./DataDirLock.js"
 import * as PgliteClient from "./PgliteClient.js"
 
 /** Where the data lives, decided from `DATABASE_URL` (CONTRACT.md §1). */
@@ -142,10 +143,11 @@ export const describeCause = (cause: unknown): string => {
   return code === undefined || message.includes(code) ? message : `${message} (${code})`
 }
 
-export const layer = (target: DatabaseTarget): Layer.Layer<SqlClient.SqlClient, SqlError> => {
+export const layer = (target: DatabaseTarget): Layer.Layer<SqlClient.SqlClient, SqlError | DataDirLock.DataDirLocked> => {
   switch (target._tag) {
     case "Embedded":
-      return PgliteClient.layer({ dataDir: target.dataDir })
+      // The lock is taken before PGlite opens the directory and released after it closed.
+      return PgliteClient.layer({ dataDir: target.dataDir }).pipe(Layer.provide(DataDirLock.layer(target.dataDir)))
     case "Memory":
       return PgliteClient.layer({})
     case "Server":

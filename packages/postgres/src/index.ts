@@ -1,5 +1,6 @@
 export * as AccountsRepo from "./AccountsRepo.js"
 export * as CellStoreRepo from "./CellStoreRepo.js"
+export * as DataDirLock from "./DataDirLock.js"
 export * as Database from "./Database.js"
 export * as Health from "./Health.js"
 export * as LoginAttemptsRepo from "./LoginAttemptsRepo.js"

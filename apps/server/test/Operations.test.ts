@@ -1,0 +1,255 @@
+/**
+ * The built server as an operator runs it (issue 8, items 1 and 7): one owner per embedded
+ * DATA_DIR with the operator command going through the running server, LOG_FORMAT=json on every
+ * line, start-up failures as one line and exit 1, and SIGTERM draining at most 10 s.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { request } from "node:http"
+import { createServer, type AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = resolve(import.meta.dirname, "..")
+const main = join(root, "dist/main.js")
+const cli = join(root, "dist/cli.js")
+const children: Array<ChildProcess> = []
+const dirs: Array<string> = []
+
+beforeAll(() => {
+  execFileSync("node", ["build.mjs"], { cwd: root, stdio: "inherit" })
+}, 60_000)
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL")
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "cg-ops-"))
+  dirs.push(dir)
+  return dir
+}
+
+const baseEnv = { PATH: process.env.PATH ?? "", AUTH_SECRET: "s".repeat(40), GEOCODER_URL: "http://127.0.0.1:1/reverse" }
+
+interface Running {
+  readonly child: ChildProcess
+  readonly port: number
+  readonly stdout: () => string
+  readonly stderr: () => string
+  readonly exited: Promise<number | null>
+}
+
+/** Starts the built server on a free port; resolves once it says where it listens. */
+const startServer = async (env: Record<string, string>): Promise<Running> => {
+  const child = spawn("node", [main], { env: { ...baseEnv, PORT: "0", LOG_FORMAT: "json", ...env } })
+  children.push(child)
+  let stdout = ""
+  let stderr = ""
+  const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
+  const port = await new Promise<number>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`no listening line in: ${stdout}${stderr}`)), 60_000)
+    child.stdout!.on("data", (d) => {
+      stdout += d
+      const match = /Listening on http:\/\/[^:]+:(\d+)/.exec(stdout)
+      if (match !== null) {
+        clearTimeout(timer)
+        done(Number(match[1]))
+      }
+    })
+    child.stderr!.on("data", (d) => (stderr += d))
+    void exited.then((code) => fail(new Error(`exited ${code}: ${stdout}${stderr}`)))
+  })
+  return { child, port, stdout: () => stdout, stderr: () => stderr, exited }
+}
+
+/** Runs the server until it exits; for starts that must fail. */
+const runToExit = (env: Record<string, string>) =>
+  new Promise<{ code: number | null; stderr: string; stdout: string }>((done) => {
+    const child = spawn("node", [main], { env: { ...baseEnv, PORT: "0", ...env } })
+    children.push(child)
+    let stderr = ""
+    let stdout = ""
+    child.stderr.on("data", (d) => (stderr += d))
+    child.stdout.on("data", (d) => (stdout += d))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.on("exit", (code) => {
+      clearTimeout(timer)
+      done({ code, stderr, stdout })
+    })
+  })
+
+const createUser = (env: Record<string, string>, email: string, password: string) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+    const child = spawn("node", [cli, "--email", email], { env: { ...baseEnv, ...env } })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    child.on("exit", (code) => done({ code, stdout, stderr }))
+    child.stdin.end(password)
+  })
+
+const login = async (port: number, email: string, password: string) =>
+  (
+    await fetch(`http://127.0.0.1:${port}/api/v2/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password })
+    })
+  ).status
+
+const stop = async (server: Running, signal: NodeJS.Signals = "SIGTERM") => {
+  server.child.kill(signal)
+  return server.exited
+}
+
+const everyLineIsJson = (text: string) => {
+  const lines = text.split("\n").filter((l) => l !== "")
+  for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow()
+  return lines.map((l) => JSON.parse(l) as { message: unknown; logLevel: unknown })
+}
+
+describe("one owner per embedded DATA_DIR", () => {
+  it("a second server refuses with the owner's pid; user:create goes through the running server and the account survives restarts", async () => {
+    const dataDir = tempDir()
+    const first = await startServer({ DATA_DIR: dataDir })
+
+    // Today this printed "created" and the account was lost when the server next wrote its copy.
+    const created = await createUser({ DATA_DIR: dataDir }, "ops@example.org", "a long enough password")
+    expect(created.stderr).toBe("")
+    expect(created.stdout).toMatch(
+      new RegExp(`^created ops@example\\.org \\([0-9a-f-]{36}\\) through the running server \\(pid ${first.child.pid}\\)\\n$`)
+    )
+    expect(created.code).toBe(0)
+    expect(await login(first.port, "ops@example.org", "a long enough password")).toBe(204)
+    const duplicate = await createUser({ DATA_DIR: dataDir }, "ops@example.org", "another password")
+    expect(duplicate).toMatchObject({ stderr: "an account with ops@example.org exists already\n" })
+    expect(duplicate.code).not.toBe(0)
+
+    const second = await runToExit({ DATA_DIR: dataDir, LOG_FORMAT: "json" })
+    expect(second.code).toBe(1)
+    const refusal = everyLineIsJson(second.stderr)
+    expect(refusal).toHaveLength(1)
+    expect(refusal[0]!.message).toBe(
+      `DATA_DIR ${dataDir} is in use by process ${first.child.pid}: stop that process first, or give this one another DATA_DIR (or DATABASE_URL)`
+    )
+
+    expect(await stop(first)).toBe(0)
+    const again = await startServer({ DATA_DIR: dataDir })
+    expect(await login(again.port, "ops@example.org", "a long enough password")).toBe(204)
+
+    // A server killed with -9 leaves its lock behind; the next start finds its pid gone and takes over.
+    await stop(again, "SIGKILL")
+    const third = await startServer({ DATA_DIR: dataDir })
+    expect(await login(third.port, "ops@example.org", "a long enough password")).toBe(204)
+    // With no server running, the command opens the database itself (and holds the lock meanwhile).
+    expect(await stop(third)).toBe(0)
+    const offline = await createUser({ DATA_DIR: dataDir }, "second@example.org", "a long enough password")
+    expect(offline.stdout).toMatch(/^created second@example\.org \([0-9a-f-]{36}\)\n$/)
+    const fourth = await startServer({ DATA_DIR: dataDir })
+    expect(await login(fourth.port, "second@example.org", "a long enough password")).toBe(204)
+    await stop(fourth)
+    // Every line the servers wrote, from the first to the last, is one JSON object.
+    for (const server of [first, again, third, fourth]) everyLineIsJson(server.stdout() + server.stderr())
+  }, 300_000)
+})
+
+describe("start-up failures are one line and exit 1", () => {
+  const oneLine = (result: { code: number | null; stderr: string }, pattern: RegExp) => {
+    expect(result.code).toBe(1)
+    const lines = result.stderr.trimEnd().split("\n")
+    expect(lines, result.stderr).toHaveLength(1)
+    expect(lines[0]).toMatch(pattern)
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+  }
+
+  it("the port is in use", async () => {
+    const holder = createServer()
+    await new Promise<void>((done) => holder.listen(0, "127.0.0.1", done))
+    const port = (holder.address() as AddressInfo).port
+    try {
+      oneLine(await runToExit({ DATABASE_URL: "memory://", PORT: String(port) }), /Cannot listen: the address is in use .*EADDRINUSE/)
+    } finally {
+      holder.close()
+    }
+  }, 90_000)
+
+  it("PostgreSQL does not answer at its address (JSON when LOG_FORMAT=json)", async () => {
+    const result = await runToExit({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/none", LOG_FORMAT: "json" })
+    expect(result.code).toBe(1)
+    const lines = everyLineIsJson(result.stderr)
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatchObject({ logLevel: "FATAL", message: expect.stringMatching(/PostgreSQL at 127\.0\.0\.1:1 did not answer.*ECONNREFUSED/) })
+  }, 90_000)
+
+  it.runIf(process.env.DATABASE_URL?.startsWith("postgres"))("the PostgreSQL database does not exist", async () => {
+    const url = new URL(process.env.DATABASE_URL!)
+    url.pathname = `/cg_missing_${process.pid}`
+    oneLine(await runToExit({ DATABASE_URL: url.href }), /Database: PostgreSQL at .* did not answer: database "cg_missing_\d+" does not exist/)
+  }, 90_000)
+})
+
+describe("SIGTERM", () => {
+  it("stops accepting, lets in-flight requests finish, aborts what is left after 10 s, and exits", async () => {
+    const scope = Effect.runSync(Scope.make())
+    try {
+      const weather = await Effect.runPromise(Scope.extend(FakeOpenMeteo.make, scope))
+      const geocoder = await Effect.runPromise(Scope.extend(FakeNominatim.make, scope))
+      const server = await startServer({
+        DATABASE_URL: "memory://",
+        WEATHER_ARCHIVE_URL: weather.archiveUrl,
+        WEATHER_FORECAST_URL: weather.forecastUrl,
+        GEOCODER_URL: geocoder.reverseUrl,
+        HISTORY_START: "2020-01-01"
+      })
+      const get = (path: string) =>
+        new Promise<{ status: number; at: number } | { error: string; at: number }>((done) => {
+          const req = request({ host: "127.0.0.1", port: server.port, path }, (res) => {
+            res.resume()
+            res.on("end", () => done({ status: res.statusCode ?? 0, at: performance.now() }))
+          })
+          req.on("error", (e: NodeJS.ErrnoException) => done({ error: e.code ?? e.message, at: performance.now() }))
+          req.end()
+        })
+      const until = async (ok: () => boolean) => {
+        while (!ok()) await new Promise((r) => setTimeout(r, 20))
+      }
+      // One cold cell whose history never comes (the archive's own timeout is 30 s) and one
+      // whose history takes 1.5 s.
+      weather.faults.archive.push("hang")
+      const stuck = get("/api/v2/grade?lat=10&lon=10")
+      await until(() => weather.requests.archive.length === 1)
+      weather.delayMs = 1_500
+      const slow = get("/api/v2/grade?lat=20&lon=20")
+      await until(() => weather.requests.archive.length === 2)
+
+      const signalled = performance.now()
+      server.child.kill("SIGTERM")
+      await new Promise((r) => setTimeout(r, 500))
+      const late = await get("/api/v2/health")
+      expect(late).toMatchObject({ error: "ECONNREFUSED" })
+
+      const finished = await slow
+      expect(finished).toMatchObject({ status: 200 })
+      const aborted = await stuck
+      // Not the 504 the archive's timeout would give at 30 s: the connection is cut at 10 s.
+      expect(aborted).toMatchObject({ error: expect.stringMatching(/ECONNRESET|socket hang up/) })
+      expect(aborted.at - signalled).toBeGreaterThan(9_000)
+      expect(await server.exited).toBe(0)
+      const exitedAfter = performance.now() - signalled
+      console.log(`SIGTERM: slow request done ${(finished.at - signalled).toFixed(0)} ms after, stuck one cut at ${(aborted.at - signalled).toFixed(0)} ms, exit at ${exitedAfter.toFixed(0)} ms`)
+      expect(exitedAfter).toBeLessThan(20_000)
+      const log = everyLineIsJson(server.stdout() + server.stderr())
+      expect(log.some((l) => /shutting down/.test(String(l.message)))).toBe(true)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }, 120_000)
+})
