@@ -147,6 +147,36 @@ describe("load", () => {
   })
 })
 
+describe("load, more", () => {
+  it("concurrent loads of one cell share one /cell request", async () => {
+    const rec = recorder()
+    const client = createClient({ baseUrl: world.baseUrl, fetch: rec.fetch })
+    const p = fresh()
+    const [a, b] = await Promise.all([client.load(p.lat, p.lon), client.load(p.lat + 0.01, p.lon)])
+    client.cancelWarmUp()
+    expect(rec.to("/api/v2/cell")).toHaveLength(1)
+    expect(a.calendar.etag).toBe(b.calendar.etag)
+    await client.close()
+  })
+
+  it("a 304 to /cell with no bundle stored refetches once, unconditionally", async () => {
+    const rec = recorder((url, init, real) => {
+      const first = rec.calls.length === 1
+      return real(url, first ? { ...init, headers: { ...(init?.headers as Record<string, string>), "if-none-match": "*" } } : init)
+    })
+    const client = createClient({ baseUrl: world.baseUrl, fetch: rec.fetch })
+    const p = fresh()
+    const loaded = await client.load(p.lat, p.lon)
+    client.cancelWarmUp()
+    expect(loaded.day.source).toBe("network")
+    expect(rec.to("/api/v2/cell").map((c) => [c.status, c.headers.get("if-none-match")])).toEqual([
+      [304, null],
+      [200, null]
+    ])
+    await client.close()
+  })
+})
+
 describe("watch", () => {
   it("yields the cached copy first (when there is one), then the outcome", async () => {
     const rec = recorder()

@@ -98,6 +98,29 @@ describe("stored entries that no longer fit", () => {
   }
 })
 
+describe("a 4xx", () => {
+  it.effect("rejects and keeps nothing: a copy stored earlier under the key is dropped", () =>
+    Effect.gen(function* () {
+      const store = MemoryStore.make()
+      const api = fakeApi()
+      const key = viewKey("grade", 1, 2)
+      yield* withClient(store, api, (client) =>
+        Effect.gen(function* () {
+          yield* client.view("grade", 1, 2)
+          expect(yield* store.get(key)).toBeDefined()
+          api.status = 404
+          const error = yield* Effect.flip(client.view("grade", 1, 2))
+          expect(error).toMatchObject({ _tag: "RequestRejected", status: 404, detail: "refused" })
+          expect(yield* store.get(key)).toBeUndefined()
+          api.status = 503
+          // Nothing left to fall back on.
+          expect((yield* Effect.flip(client.view("grade", 1, 2)))._tag).toBe("ServerError")
+        })
+      )
+    })
+  )
+})
+
 describe("quota", () => {
   it.effect("a quota error drops the least recently used entries and retries the write once", () =>
     Effect.gen(function* () {

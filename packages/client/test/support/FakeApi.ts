@@ -22,6 +22,8 @@ export interface FakeApi {
   /** Bumped to change every payload's ETag. */
   revision: number
   padding: number
+  /** When set, every request is answered with this status and a `{detail}` body. */
+  status: number | null
 }
 
 export const fakeApi = (): FakeApi => {
@@ -29,12 +31,16 @@ export const fakeApi = (): FakeApi => {
     requests: [],
     revision: 1,
     padding: 0,
+    status: null,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = new URL(String(input))
       const ifNoneMatch = new Headers(init?.headers).get("if-none-match")
       api.requests.push({ url, ifNoneMatch })
       const lat = Number(url.searchParams.get("lat"))
       const lon = Number(url.searchParams.get("lon"))
+      if (api.status !== null) {
+        return new Response(JSON.stringify({ detail: "refused" }), { status: api.status, headers: { "content-type": "application/json" } })
+      }
       const etag = `W/"${url.pathname}-${lat}-${lon}-${api.revision}"`
       if (ifNoneMatch === etag) return new Response(null, { status: 304, headers: { etag } })
       return new Response(JSON.stringify(gradePayload(lat, lon, api.padding)), {
