@@ -16,6 +16,7 @@ import {
   LoginAttemptsRepo,
   Migrations,
   PayloadRepo,
+  PlacesRepo,
   SessionsRepo,
   SettingsRepo
 } from "@climate-grade/postgres"
@@ -56,7 +57,7 @@ const providerSettings = (config: AppConfig) =>
     idp: config.providers.idp
   })
 
-/** The weather upstreams, the history store over them, and the views over that. */
+/** The weather upstreams, the history store over them, and the views over that; place search beside them. */
 const dataLayer = (config: AppConfig) =>
   DataViews.layer({ makeGrading: (history) => Grader.makeGrader(history) }).pipe(
     Layer.provideMerge(CellData.layer({ historyStart: config.historyStart })),
@@ -67,8 +68,18 @@ const dataLayer = (config: AppConfig) =>
           forecastUrl: config.weather.forecastUrl,
           apiKey: config.weather.apiKey
         }),
-        Nominatim.layer({ url: config.geocoder.url, userAgent: config.geocoder.userAgent }),
         CellStoreRepo.layer
+      )
+    ),
+    // Nominatim's two ports (labels for CellData, place search for /places) share one pacer.
+    Layer.provideMerge(
+      Layer.merge(
+        Nominatim.layer({
+          url: config.geocoder.url,
+          searchUrl: config.geocoder.searchUrl,
+          userAgent: config.geocoder.userAgent
+        }),
+        PlacesRepo.layer
       )
     ),
     Layer.provideMerge(PayloadRepo.layer())

@@ -33,7 +33,7 @@ export interface AppConfig {
     readonly forecastUrl: string
     readonly apiKey: Option.Option<Redacted.Redacted<string>>
   }
-  readonly geocoder: { readonly url: string; readonly userAgent: string }
+  readonly geocoder: { readonly url: string; readonly searchUrl: string; readonly userAgent: string }
   readonly historyStart: CivilDate.EpochDay
   readonly logFormat: "pretty" | "json"
 }
@@ -180,6 +180,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   }),
   geocoder: Config.all({
     url: httpUrl("GEOCODER_URL").pipe(Config.withDefault("https://nominatim.openstreetmap.org/reverse")),
+    searchUrl: httpUrl("GEOCODER_SEARCH_URL").pipe(Config.withDefault("https://nominatim.openstreetmap.org/search")),
     userAgent: Config.string("GEOCODER_USER_AGENT").pipe(Config.withDefault(`climate-grade/${VERSION}`))
   }),
   historyStart: Config.string("HISTORY_START").pipe(

@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AuthGroup, UsersGroup } from "./AccountApi.js"
 import { DataGroup } from "./DataApi.js"
 import { OAuthGroup } from "./OAuthApi.js"
+import { PlacesGroup } from "./PlacesApi.js"
 import { SystemGroup } from "./SystemApi.js"
 
 /** The API prefix below `BASE_PATH` (SPEC.md "Versioning"). */
@@ -13,6 +14,7 @@ export class Api extends HttpApi.make("climate-grade")
   .add(UsersGroup)
   .add(OAuthGroup)
   .add(DataGroup)
+  .add(PlacesGroup)
   .prefix(API_PREFIX)
   .annotateContext(
     OpenApi.annotations({

@@ -41,3 +41,9 @@ export const TooManyRequestsSchema = detailError(
   "Too many attempts; the Retry-After header says how many seconds to wait"
 )
 export const ServiceUnavailableSchema = detailError(ServiceUnavailable, 503, "A dependency is unavailable")
+
+/** Upstream faults the handlers answer directly (UpstreamErrors); declared so the OpenAPI document shows them. */
+export class BadGateway extends Schema.TaggedError<BadGateway>()("BadGateway", { detail: Schema.String }) {}
+export class GatewayTimeout extends Schema.TaggedError<GatewayTimeout>()("GatewayTimeout", { detail: Schema.String }) {}
+export const BadGatewaySchema = detailError(BadGateway, 502, "The upstream failed or answered something unreadable")
+export const GatewayTimeoutSchema = detailError(GatewayTimeout, 504, "The upstream did not answer in time")

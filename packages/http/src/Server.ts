@@ -12,12 +12,13 @@ import * as DataHttp from "./DataHttp.js"
 import { HttpSettings } from "./HttpSettings.js"
 import * as ResponseIndex from "./ResponseIndex.js"
 import * as OAuthHttp from "./OAuthHttp.js"
+import * as PlacesHttp from "./PlacesHttp.js"
 import * as Pages from "./Pages.js"
 import * as Site from "./Site.js"
 import * as SystemHttp from "./SystemHttp.js"
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([SystemHttp.layer, AccountHttp.layer, OAuthHttp.layer, DataHttp.layer]),
+  Layer.provide([SystemHttp.layer, AccountHttp.layer, OAuthHttp.layer, DataHttp.layer, PlacesHttp.layer]),
   Layer.provide(AuthenticationLive.layer)
 )
 

@@ -7,6 +7,7 @@ import weatherCells from "./migrations/0002_weather_cells.js"
 import payloads from "./migrations/0003_payloads.js"
 import forecastChecked from "./migrations/0004_forecast_checked.js"
 import loginThrottle from "./migrations/0006_login_throttle.js"
+import places from "./migrations/0008_places.js"
 
 /** Every migration, in order. Imported statically so a bundled server carries them. */
 export const migrations = Migrator.fromRecord({
@@ -14,7 +15,8 @@ export const migrations = Migrator.fromRecord({
   "0002_weather_cells": weatherCells,
   "0003_payloads": payloads,
   "0004_forecast_checked": forecastChecked,
-  "0006_login_throttle": loginThrottle
+  "0006_login_throttle": loginThrottle,
+  "0008_places": places
 })
 
 /** An arbitrary constant naming "this service's migrations" among advisory locks. */

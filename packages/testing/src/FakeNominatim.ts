@@ -1,10 +1,25 @@
-/** A fake Nominatim on loopback: `/reverse` in jsonv2, addresses per cell, "Unable to geocode", faults. */
+/**
+ * A fake Nominatim on loopback: `/reverse` in jsonv2, addresses per cell, "Unable to geocode";
+ * `/search` in jsonv2 with results per query (honouring `limit`); faults queued for either.
+ */
 import * as Effect from "effect/Effect"
 import { type Fault, type Logged, play, record, send, serve } from "./FakeUpstream.js"
+
+/** A `/search` result as Nominatim's jsonv2 gives it (coordinates as strings). */
+export interface SearchResult {
+  readonly display_name: string
+  readonly lat: string
+  readonly lon: string
+  readonly name?: string
+}
 
 export interface FakeNominatim {
   readonly origin: string
   readonly reverseUrl: string
+  readonly searchUrl: string
+  /** Results by `q` as sent; other queries get `searchFallback(q)`. */
+  readonly searches: Map<string, ReadonlyArray<SearchResult>>
+  searchFallback: (q: string) => ReadonlyArray<SearchResult>
   readonly requests: Array<Logged>
   readonly faults: Array<Fault>
   /** Cells (`"lat,lon"` as sent) whose lookups fail with a 500, whatever else is queued. */
@@ -20,9 +35,38 @@ export const make = Effect.gen(function* () {
     faults: [] as Array<Fault>,
     addresses: new Map<string, Readonly<Record<string, string>>>(),
     failing: new Set<string>(),
-    fallback: { city: "Testville", state: "Test State", country: "Testland", country_code: "tl" } as FakeNominatim["fallback"]
+    fallback: { city: "Testville", state: "Test State", country: "Testland", country_code: "tl" } as FakeNominatim["fallback"],
+    searches: new Map<string, ReadonlyArray<SearchResult>>(),
+    // By default any name is found once, in Seattle's cell, so pages can be searched without set-up.
+    searchFallback: (q: string): ReadonlyArray<SearchResult> => [
+      { display_name: `${q}, Test State, Testland`, lat: "47.6062", lon: "-122.3321", name: q }
+    ]
   }
   const { origin } = yield* serve((req, res, url) => {
+    if (url.pathname === "/search") {
+      const { query } = record(state.requests, req, res, url)
+      if (play(state.faults.shift(), res)) return
+      const q = query.q ?? ""
+      const limit = Number(query.limit ?? "10")
+      const results = (state.searches.get(q) ?? state.searchFallback(q)).slice(0, Number.isFinite(limit) ? limit : 10)
+      return send(
+        res,
+        200,
+        results.map((r, i) => ({
+          place_id: 1000 + i,
+          licence: "Data © OpenStreetMap contributors, ODbL 1.0. http://osm.org/copyright",
+          osm_type: "relation",
+          category: "boundary",
+          type: "administrative",
+          place_rank: 16,
+          importance: 0.5 - i / 100,
+          addresstype: "city",
+          boundingbox: ["0", "0", "0", "0"],
+          name: r.name ?? r.display_name.split(",")[0],
+          ...r
+        }))
+      )
+    }
     if (url.pathname !== "/reverse") return send(res, 404, { error: "Not found" })
     const { query } = record(state.requests, req, res, url)
     if (state.failing.has(`${query.lat},${query.lon}`)) return send(res, 500, { error: "Internal error" })
@@ -45,5 +89,5 @@ export const make = Effect.gen(function* () {
       boundingbox: ["0", "0", "0", "0"]
     })
   })
-  return Object.assign(state, { origin, reverseUrl: `${origin}/reverse` }) as FakeNominatim
+  return Object.assign(state, { origin, reverseUrl: `${origin}/reverse`, searchUrl: `${origin}/search` }) as FakeNominatim
 })

@@ -3,9 +3,12 @@
  * User-Agent on every call, at most one call per second for the whole process (callers queue).
  * Label: the first of city, town, village, municipality, county, state, then ", " and the
  * upper-cased country code; "Unable to geocode" labels the cell with its coordinates.
+ * Place search (CONTRACT.md §8): `/search?format=jsonv2&limit=5&q=`, through the same pacer, so the
+ * process as a whole still makes at most one Nominatim call per second.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Cell, Geocoder, UpstreamFailure } from "@climate-grade/core"
+import { Cell, Geocoder, Places, UpstreamFailure } from "@climate-grade/core"
+import * as Context from "effect/Context"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -16,7 +19,10 @@ import { upstreamCalls } from "./Metrics.js"
 import * as Upstream from "./Upstream.js"
 
 export interface NominatimConfig {
+  /** The reverse endpoint (`GEOCODER_URL`). */
   readonly url: string
+  /** The search endpoint (`GEOCODER_SEARCH_URL`); default Nominatim's public one. */
+  readonly searchUrl?: string
   readonly userAgent: string
   readonly timeout?: Duration.DurationInput
   /** The least time between two calls; Nominatim's usage policy asks for one second. */
@@ -32,6 +38,28 @@ const Answer = Schema.Union(
   })
 )
 
+/** A `/search` result in jsonv2: coordinates arrive as decimal strings. */
+const SearchResult = Schema.Struct({
+  lat: Schema.Union(Schema.String, Schema.Number),
+  lon: Schema.Union(Schema.String, Schema.Number),
+  display_name: Schema.String,
+  name: Schema.optional(Schema.String)
+})
+const SearchAnswer = Schema.Array(Schema.Unknown)
+
+/** Results with a name and coordinates in range; others (rare, but the schema is not ours) are skipped. */
+export const placesOf = (results: ReadonlyArray<unknown>): ReadonlyArray<Places.Place> =>
+  results.flatMap((raw) => {
+    const decoded = Schema.decodeUnknownOption(SearchResult)(raw)
+    if (decoded._tag === "None") return []
+    const { display_name, lat, lon, name } = decoded.value
+    const la = Number(lat)
+    const lo = Number(lon)
+    const label = display_name.trim() !== "" ? display_name.trim() : (name ?? "").trim()
+    if (label === "" || !Number.isFinite(la) || !Number.isFinite(lo) || Math.abs(la) > 90 || Math.abs(lo) > 180) return []
+    return [{ label, lat: la, lon: lo }]
+  })
+
 export const labelOf = (cell: Cell.Cell, address: Readonly<Record<string, unknown>>): string => {
   const place = PLACE_FIELDS.map((f) => address[f]).find((v): v is string => typeof v === "string" && v.trim() !== "")
   const country = typeof address.country_code === "string" ? address.country_code.trim().toUpperCase() : ""
@@ -39,25 +67,64 @@ export const labelOf = (cell: Cell.Cell, address: Readonly<Record<string, unknow
   return country === "" ? place : `${place}, ${country}`
 }
 
-export const make = (config: NominatimConfig) =>
+export const DEFAULT_SEARCH_URL = "https://nominatim.openstreetmap.org/search"
+
+/** Both ports over one client and one pacer. */
+export const makePorts = (config: NominatimConfig) =>
   Effect.gen(function* () {
     const client = yield* HttpClient.HttpClient
     const interval = Duration.toMillis(config.interval ?? Duration.seconds(1))
     const permit = yield* Effect.makeSemaphore(1)
     let last = Number.NEGATIVE_INFINITY
 
-    /** Waits its turn: one call at a time, `interval` apart, whatever the number of callers. */
+    /**
+     * Waits its turn: one call at a time, each starting `interval` after the previous one ended,
+     * whatever the number of callers. Counting from the end (not the start) means Nominatim sees
+     * the calls at least `interval` apart however long each took on the way.
+     */
     const paced = <A, E, R>(call: Effect.Effect<A, E, R>) =>
       permit.withPermits(1)(
         Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
           if (now - last < interval) yield* Effect.sleep(Duration.millis(last + interval - now))
-          last = yield* Clock.currentTimeMillis
           return yield* call
-        })
+        }).pipe(
+          Effect.ensuring(
+            Effect.flatMap(Clock.currentTimeMillis, (t) =>
+              Effect.sync(() => {
+                last = t
+              })
+            )
+          )
+        )
       )
 
-    return Geocoder.of({
+    const timeout = config.timeout ?? Duration.seconds(5)
+    const get = (url: string, urlParams: Record<string, string>) =>
+      Effect.zipRight(
+        Metric.increment(Metric.tagged(upstreamCalls, "upstream", "geocoder")),
+        Upstream.json(
+          "geocoder",
+          timeout,
+          client,
+          HttpClientRequest.get(url, { urlParams, headers: { "user-agent": config.userAgent }, acceptJson: true })
+        )
+      )
+
+    const placeSearch = Places.PlaceSearch.of({
+      search: (query, limit) =>
+        paced(
+          Effect.gen(function* () {
+            const body = yield* get(config.searchUrl ?? DEFAULT_SEARCH_URL, { format: "jsonv2", limit: String(limit), q: query })
+            const results = yield* Schema.decodeUnknown(SearchAnswer)(body).pipe(
+              Effect.mapError(() => new UpstreamFailure({ source: "geocoder", reason: "the search answer is not a list" }))
+            )
+            return placesOf(results).slice(0, limit)
+          })
+        ).pipe(Effect.withSpan("Nominatim.search"))
+    })
+
+    const geocoder = Geocoder.of({
       label: (cell) =>
         paced(
           Effect.gen(function* () {
@@ -84,6 +151,16 @@ export const make = (config: NominatimConfig) =>
           })
         ).pipe(Effect.withSpan("Nominatim.label", { attributes: { cell: cell.key } }))
     })
+    return { geocoder, placeSearch }
   })
 
-export const layer = (config: NominatimConfig) => Layer.effect(Geocoder, make(config))
+/** The reverse geocoder alone (its own pacer). */
+export const make = (config: NominatimConfig) => Effect.map(makePorts(config), (ports) => ports.geocoder)
+
+/** The reverse geocoder and place search, sharing one pacer. */
+export const layer = (config: NominatimConfig) =>
+  Layer.effectContext(
+    Effect.map(makePorts(config), ({ geocoder, placeSearch }) =>
+      Context.make(Geocoder, geocoder).pipe(Context.add(Places.PlaceSearch, placeSearch))
+    )
+  )

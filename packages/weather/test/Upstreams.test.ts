@@ -265,3 +265,67 @@ describe("Nominatim client", () => {
     }))
 })
 
+
+const nominatimPorts = (fake: FakeNominatim.FakeNominatim, interval: Duration.DurationInput = "1 second") =>
+  Nominatim.makePorts({
+    url: fake.reverseUrl,
+    searchUrl: fake.searchUrl,
+    userAgent: "climate-grade/test",
+    interval,
+    timeout: "300 millis"
+  }).pipe(Effect.provide(NodeHttpClient.layer))
+
+describe("Nominatim place search", () => {
+  it.scoped("sends /search with jsonv2, the limit, the query and our User-Agent; decodes labels and coordinates", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeNominatim.make
+      const { placeSearch } = yield* nominatimPorts(fake, "0 millis")
+      fake.searches.set("paris", [
+        { display_name: "Paris, Île-de-France, France", lat: "48.8534951", lon: "2.3483915" },
+        { display_name: "Paris, Lamar County, Texas, United States", lat: "33.6617962", lon: "-95.555513" },
+        { display_name: "  ", lat: "1", lon: "1" },
+        { display_name: "Broken", lat: "north", lon: "1" },
+        { display_name: "Out of range", lat: "91", lon: "1" }
+      ])
+      expect(yield* placeSearch.search("paris", 5)).toEqual([
+        { label: "Paris, Île-de-France, France", lat: 48.8534951, lon: 2.3483915 },
+        { label: "Paris, Lamar County, Texas, United States", lat: 33.6617962, lon: -95.555513 }
+      ])
+      expect(fake.requests[0]!.path).toBe("/search")
+      expect(fake.requests[0]!.query).toEqual({ format: "jsonv2", limit: "5", q: "paris" })
+      expect(fake.requests[0]!.headers["user-agent"]).toBe("climate-grade/test")
+      fake.searches.set("many", Array.from({ length: 9 }, (_, i) => ({ display_name: `P${i}`, lat: "1", lon: String(i) })))
+      expect(yield* placeSearch.search("many", 5)).toHaveLength(5)
+      fake.searches.set("none", [])
+      expect(yield* placeSearch.search("none", 5)).toEqual([])
+    }))
+
+  it.scopedLive("faults are the core's errors: 429/503 rate-limited, 500 and malformed failures, a hang a timeout", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeNominatim.make
+      const { placeSearch } = yield* nominatimPorts(fake, "0 millis")
+      fake.faults.push({ status: 429, retryAfter: "7" })
+      expect(yield* Effect.flip(placeSearch.search("x", 5))).toEqual(new RateLimited({ source: "geocoder", retryAfterSeconds: 7 }))
+      fake.faults.push({ status: 503 })
+      expect((yield* Effect.flip(placeSearch.search("x", 5)))._tag).toBe("RateLimited")
+      fake.faults.push({ status: 500 })
+      expect((yield* Effect.flip(placeSearch.search("x", 5)))._tag).toBe("UpstreamFailure")
+      fake.faults.push("malformed")
+      expect((yield* Effect.flip(placeSearch.search("x", 5)))._tag).toBe("UpstreamFailure")
+      fake.faults.push("hang")
+      expect((yield* Effect.flip(placeSearch.search("x", 5)))._tag).toBe("UpstreamTimeout")
+    }))
+
+  it.scopedLive("shares the reverse geocoder's pacer: a search and a label are a second apart", () =>
+    Effect.gen(function* () {
+      const fake = yield* FakeNominatim.make
+      const { geocoder, placeSearch } = yield* nominatimPorts(fake)
+      yield* Effect.all([geocoder.label(Cell.fromCoordinates(1, 1)), placeSearch.search("x", 5), geocoder.label(Cell.fromCoordinates(2, 2))], {
+        concurrency: "unbounded"
+      })
+      const at = fake.requests.map((r) => r.at).sort((a, b) => a - b)
+      expect(fake.requests.map((r) => r.path).sort()).toEqual(["/reverse", "/reverse", "/search"])
+      expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(990)
+      expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(990)
+    }), 10_000)
+})

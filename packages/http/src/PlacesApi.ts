@@ -1,0 +1,28 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Places } from "@climate-grade/core"
+import * as Schema from "effect/Schema"
+import { BadGatewaySchema, BadRequestSchema, GatewayTimeoutSchema, ServiceUnavailableSchema } from "./Errors.js"
+
+/** Checked by hand (PlacesHttp) so every 400 says what is wrong with `q`. */
+const q = Schema.optional(
+  Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({
+    description: `A place name or address, 1 to ${Places.MAX_QUERY_LENGTH} characters`
+  })
+)
+
+export class PlacesGroup extends HttpApiGroup.make("places")
+  .add(
+    HttpApiEndpoint.get("places", "/places")
+      .setUrlParams(Schema.Struct({ q }))
+      .addSuccess(Places.PlacesPayload)
+      .annotate(
+        OpenApi.Description,
+        "Places matching a name, at most 5, from Nominatim (OpenStreetMap). Answers are kept 30 days by normalised query " +
+          "(trimmed, blanks collapsed, lower case), so a repeated search costs no upstream call. Search on submit: " +
+          "Nominatim's usage policy forbids autocomplete."
+      )
+  )
+  .addError(BadRequestSchema)
+  .addError(ServiceUnavailableSchema)
+  .addError(BadGatewaySchema)
+  .addError(GatewayTimeoutSchema) {}
