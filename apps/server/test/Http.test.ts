@@ -194,7 +194,8 @@ for (const backend of backends) {
               "GET /api/v2/forecast",
               "GET /api/v2/calendar",
               "GET /api/v2/day",
-              "GET /api/v2/cell"
+              "GET /api/v2/cell",
+              "GET /api/v2/places"
             ].sort()
           )
         }))
