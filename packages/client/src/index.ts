@@ -14,7 +14,7 @@ import * as Cause from "effect/Cause"
 import * as Program from "./Client.js"
 import type { Loaded, Result } from "./Client.js"
 import * as Http from "./Http.js"
-import type { ViewName } from "./Keys.js"
+import { VIEWS, type ViewName } from "./Keys.js"
 import * as IndexedDbStore from "./IndexedDbStore.js"
 import * as MemoryStore from "./MemoryStore.js"
 import { CacheStore, type Store } from "./Store.js"
@@ -113,13 +113,21 @@ export const createClient = (options: ClientOptions): Client => {
     return unwrap(await runtime.runPromiseExit(f(program)))
   }
 
-  const view: Client["view"] = (name, lat, lon, params) => run((p) => p.view(name, lat, lon, params))
+  /** Callers without types can pass anything: an unknown view is refused here, before any request. */
+  const checked = (name: string): Promise<void> =>
+    (VIEWS as ReadonlyArray<string>).includes(name)
+      ? Promise.resolve()
+      : Promise.reject(new TypeError(`Unknown view '${name}': expected one of ${VIEWS.join(", ")}.`))
+
+  const view: Client["view"] = (name, lat, lon, params) =>
+    checked(name).then(() => run((p) => p.view(name, lat, lon, params)))
 
   return {
     load: (lat, lon) => run((p) => p.load(lat, lon)),
     view,
     watch: (name, lat, lon, params) => ({
       async *[Symbol.asyncIterator]() {
+        await checked(name)
         const cached = await run((p) => p.cached(name, lat, lon, params))
         // Revalidation starts at once, while the consumer shows the cached copy.
         const outcome = view(name, lat, lon, params)

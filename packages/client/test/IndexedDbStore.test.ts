@@ -77,6 +77,35 @@ describe("IndexedDB store", () => {
     }
   })
 
+  it("a QuotaExceededError from IndexedDB is the port's QuotaExceeded: the client evicts and retries once", async () => {
+    const name = fresh()
+    const api = fakeApi()
+    const store = indexedDbStore(name)
+    let now = 1_000
+    const client = createClient({ baseUrl: "http://api.test/api/v2", fetch: api.fetch, store, now: () => now })
+    await client.view("grade", 1, 1)
+    now += 1_000
+    await client.view("grade", 2, 2)
+    now += 1_000
+    // The next write is refused once, as a full origin's would be.
+    const put = IDBObjectStore.prototype.put
+    let refusals = 0
+    IDBObjectStore.prototype.put = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore["put"]>) {
+      if (refusals++ === 0) throw new DOMException("The quota has been exceeded.", "QuotaExceededError")
+      return put.apply(this, args)
+    }
+    try {
+      expect((await client.view("grade", 3, 3)).source).toBe("network")
+    } finally {
+      IDBObjectStore.prototype.put = put
+    }
+    expect(refusals).toBe(2)
+    const keys = (await Effect.runPromise(store.byLastAccess())).map((r) => r.key)
+    // The least recently used half of the others (one of two) made room for the new entry.
+    expect(keys).toEqual(["/grade?lat=2.00&lon=2.00", "/grade?lat=3.00&lon=3.00"])
+    await client.close()
+  })
+
   it("carries a client's copies across clients (a page reload), revalidating them", async () => {
     const name = fresh()
     const api = fakeApi()

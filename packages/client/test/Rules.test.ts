@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as TestClock from "effect/TestClock"
-import { CacheStore, Http, MemoryStore, Program, Pruning, type Store, type StoredEntry } from "../src/index.js"
+import { CacheStore, createClient, Http, MemoryStore, Program, Pruning, type Store, type StoredEntry } from "../src/index.js"
 import { viewKey } from "../src/Keys.js"
 import { type FakeApi, fakeApi, gradePayload } from "./support/FakeApi.js"
 
@@ -119,6 +119,18 @@ describe("a 4xx", () => {
       )
     })
   )
+})
+
+describe("the Promise surface", () => {
+  it("refuses an unknown view before any request", async () => {
+    const api = fakeApi()
+    const client = createClient({ baseUrl: config.baseUrl, fetch: api.fetch })
+    await expect(client.view("weather" as never, 1, 2)).rejects.toThrow(/Unknown view 'weather'/)
+    await expect(client.watch("weather" as never, 1, 2)[Symbol.asyncIterator]().next()).rejects.toThrow(TypeError)
+    expect(api.requests).toEqual([])
+    await client.close()
+    await expect(client.view("grade", 1, 2)).rejects.toThrow(/closed/)
+  })
 })
 
 describe("quota", () => {
