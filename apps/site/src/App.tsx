@@ -14,7 +14,7 @@ import { CoordinatesForm, LocateButton, RecentPlaces, SearchBox } from "./compon
 import { Provenance } from "./components/Provenance.js"
 import { UnitsSwitch } from "./components/UnitsSwitch.js"
 import { CellMap, WorldMap } from "./components/WorldMap.js"
-import { formatCoordinates, longDate, sinceYearOf, VARIABLE_NAME, VARIABLES } from "./format.js"
+import { formatCoordinates, longDate, sinceYearOf, VARIABLE_NAME, VARIABLES, verdict } from "./format.js"
 import type { Variable } from "./payloads.js"
 import {
   address,
@@ -204,6 +204,7 @@ export const App = () => {
             {p !== null ? (
               <>
                 <h1>{p.cell.label ?? formatCoordinates(p.cell.lat, p.cell.lon)}</h1>
+                {p.grade !== null && <p class="verdict">{verdict(p.grade.data.variables)}</p>}
                 <p class="muted">
                   Cell {formatCoordinates(p.cell.lat, p.cell.lon)} · {p.cell.timezone}
                 </p>

@@ -10,7 +10,7 @@ const TEMPERATURE: Record<GradeLabel, string> = {
   "record-low": "#053061",
   "much-below": "#2166ac",
   below: "#92c5de",
-  "near-normal": "#f2f2ee",
+  "near-normal": "#e9e7df",
   above: "#f4a582",
   "much-above": "#d6604d",
   "record-high": "#67001f"
@@ -20,7 +20,7 @@ const PRECIPITATION: Record<GradeLabel, string> = {
   "record-low": "#543005",
   "much-below": "#8c510a",
   below: "#dfc27d",
-  "near-normal": "#f2f2ee",
+  "near-normal": "#e9e7df",
   above: "#80cdc1",
   "much-above": "#35978f",
   "record-high": "#003c30"
@@ -52,4 +52,5 @@ export const inkOn = (variable: Variable, label: GradeLabel): string => inkOnCol
 
 export const LEGEND: ReadonlyArray<GradeLabel> = ["record-low", "much-below", "below", "near-normal", "above", "much-above", "record-high"]
 
-export const NO_DATA = "#d9d9d4"
+/** No percentile: white, so it reads as empty beside the grey of "near normal". */
+export const NO_DATA = "#ffffff"

@@ -199,3 +199,20 @@ export const snap = (x: number) => Math.round(x * 4) / 4
 /** The first year of the record, from a sample size: a date's sample holds 5 days of every other year. */
 export const sinceYearOf = (n: number, today: string): number | null =>
   n < 5 ? null : Number(today.slice(0, 4)) - Math.round(n / 5)
+
+/** The one thing to say about today: its most unusual grade, or that it is an ordinary day. */
+export const verdict = (grades: Readonly<Record<Variable, Grade>>): string => {
+  const graded = VARIABLES.filter((v) => grades[v].label !== null && grades[v].percentile !== null)
+  if (graded.length === 0) return "Today cannot be graded here yet."
+  const weight = (v: Variable) => {
+    const g = grades[v]
+    return g.label === "record-high" || g.label === "record-low" ? 1000 : Math.abs(g.percentile! - 50)
+  }
+  const top = [...graded].sort((a, b) => weight(b) - weight(a))[0]!
+  const g = grades[top]
+  if (g.label === "near-normal") return "Today is an ordinary day here for the time of year."
+  if (g.label === "record-high" || g.label === "record-low") {
+    return `Today's ${VARIABLE_NOUN[top]} is a ${g.label === "record-high" ? "record high" : "record low"} for the time of year.`
+  }
+  return `Today's ${VARIABLE_NOUN[top]} is ${labelWords(top, g.label!)} for the time of year.`
+}

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { defaultUnits, formatAddress, parseAddress } from "../src/address.js"
 import { outcomeMessage, outcomeOf, OUTCOMES } from "../src/account/outcome.js"
 import { inkOnColor } from "../src/colors.js"
-import { formatValue, headline, ordinal, sinceYearOf, whenWords } from "../src/format.js"
+import { formatValue, headline, ordinal, sinceYearOf, verdict, whenWords } from "../src/format.js"
 import type { Grade } from "../src/payloads.js"
 
 const grade = (g: Partial<Grade>): Grade => ({ value: 31.2, unit: "°C", percentile: 96.4, label: "much-above", n: 430, ...g })
@@ -46,6 +46,21 @@ describe("headline", () => {
     expect(headline({ variable: "precip", grade: grade({ value: 0, unit: "mm", percentile: 31.5, label: "below" }), units: "metric", sinceYear: 1940 })).toBe(
       "No precipitation today — 63% of days around this date since 1940 were dry too."
     )
+  })
+})
+
+describe("verdict", () => {
+  it("names today's most unusual grade, records first", () => {
+    const near = grade({ percentile: 50, label: "near-normal" })
+    expect(verdict({ tmax: near, tmin: near, precip: { ...near, unit: "mm" } })).toBe("Today is an ordinary day here for the time of year.")
+    expect(verdict({ tmax: grade({ percentile: 70, label: "above" }), tmin: grade({ percentile: 5, label: "much-below" }), precip: near })).toBe(
+      "Today's low is much below normal for the time of year."
+    )
+    expect(verdict({ tmax: grade({ percentile: 99, label: "record-high" }), tmin: grade({ percentile: 0.5, label: "much-below" }), precip: near })).toBe(
+      "Today's high is a record high for the time of year."
+    )
+    const none = grade({ percentile: null, label: null, n: 3 })
+    expect(verdict({ tmax: none, tmin: none, precip: none })).toBe("Today cannot be graded here yet.")
   })
 })
 

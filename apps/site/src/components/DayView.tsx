@@ -117,7 +117,7 @@ const SOURCE_WORDS: Record<DayPayload["source"], string> = {
 export const DayView = ({ day, units }: { day: DayPayload; units: Units }) => (
   <div class="dayview">
     <p class="dayview-source">
-      {longDate(day.date)}. {SOURCE_WORDS[day.source]}
+      {SOURCE_WORDS[day.source]}
     </p>
     {VARIABLES.map((variable) => {
       const g = day.variables[variable]
