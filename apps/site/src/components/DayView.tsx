@@ -4,7 +4,7 @@
  */
 import { scaleLinear } from "d3-scale"
 import { inkOn, labelColor } from "../colors.js"
-import { formatNumber, formatValue, labelWords, longDate, ordinal, unitSymbol, VARIABLE_NAME, VARIABLES } from "../format.js"
+import { formatNumber, formatValue, labelWords, ordinal, unitSymbol, VARIABLE_NAME, VARIABLES } from "../format.js"
 import type { DayGrade, DayPayload, Units, Variable } from "../payloads.js"
 import { useWidth } from "./useWidth.js"
 
