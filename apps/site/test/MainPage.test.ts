@@ -207,8 +207,6 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
           await page.keyboard.press("ArrowLeft")
           await page.keyboard.press("ArrowUp")
         })
-        const focused = page.locator(":focus")
-        const date = (yield* Effect.promise(() => focused.getAttribute("data-date")))!
         // Two days back, then the same day a month earlier.
         const expected = new Date(`${start}T00:00:00Z`)
         expected.setUTCDate(expected.getUTCDate() - 2)
@@ -217,7 +215,12 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
         expected.setUTCMonth(expected.getUTCMonth() - 1)
         const length = new Date(Date.UTC(expected.getUTCFullYear(), expected.getUTCMonth() + 1, 0)).getUTCDate()
         expected.setUTCDate(Math.min(day, length))
-        expect(date).toBe(expected.toISOString().slice(0, 10))
+        const date = expected.toISOString().slice(0, 10)
+        // Focus moves after the grid re-renders: wait for it to land (or time out: the test fails).
+        yield* Effect.promise(() =>
+          page.waitForFunction((d) => document.activeElement?.getAttribute("data-date") === d, date, { timeout: 5_000 })
+        )
+        const focused = page.locator(":focus")
         const name = (yield* Effect.promise(() => focused.getAttribute("aria-label")))!
         expect(name).toMatch(/^\w{3} \d{1,2} \w+ \d{4}: high (−?\d+\.\d °C|no value), (percentile \d+(\.\d)?, [a-z ]+|no percentile)$/)
         expect(yield* Effect.promise(() => tabbable.getAttribute("data-date"))).toBe(date)

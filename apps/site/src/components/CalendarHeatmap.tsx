@@ -119,12 +119,14 @@ export const CalendarHeatmap = ({
     if (move !== undefined) {
       event.preventDefault()
       moved.current = true
-      setFocus(clampDate(move(focus), start, end))
+      // From the latest focus, not this render's: keys can arrive faster than the grid re-renders.
+      setFocus((current) => clampDate(move(current), start, end))
       return
     }
     if (event.key === "Enter" || event.key === " ") {
       event.preventDefault()
-      onPick(focus)
+      const cell = (event.target as HTMLElement).closest<HTMLElement>("[data-date]")
+      onPick(cell?.dataset.date ?? focus)
     }
   }
 
