@@ -72,7 +72,10 @@ export const layer = (dataDir: string): Layer.Layer<never, never, Users | Passwo
           }
           const account = Operator.validate(typeof body === "object" && body !== null ? body : {})
           if (Either.isLeft(account)) return json(res, 400, { detail: account.left })
-          Runtime.runCallback(runtime)(Operator.createAccount(account.right), {
+          const create = Operator.createAccount(account.right).pipe(
+            Effect.tap((user) => Effect.logInfo(`operator command: created ${user.email} (${user.id}) over the control socket`))
+          )
+          Runtime.runCallback(runtime)(create, {
             onExit: (exit) => {
               if (Exit.isSuccess(exit)) {
                 const user = exit.value

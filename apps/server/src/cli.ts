@@ -20,9 +20,10 @@ import { describeStartupFailure } from "./Startup.js"
 
 const usage = "usage: printf '%s' \"$PASSWORD\" | pnpm user:create --email ADDRESS [--superuser] [--unverified]"
 
-const fail = (message: string): never => {
+/** Exit 2 for a wrong invocation, 1 when the account could not be made. */
+const fail = (message: string, code: 1 | 2 = 2): never => {
   process.stderr.write(`${message}\n`)
-  process.exit(2)
+  process.exit(code)
 }
 
 const readStdin = async (): Promise<string> => {
@@ -67,11 +68,12 @@ if (database._tag === "Embedded" && Option.isSome(owner)) {
       process.exit(0)
       break
     case "Refused":
-      fail(reply.detail)
+      fail(reply.detail, 1)
       break
     case "Unreachable":
       fail(
-        `DATA_DIR ${database.dataDir} is in use by process ${owner.value}, which does not answer on ${Control.socketPath(database.dataDir)} (${reply.reason}): stop it, then run this again`
+        `DATA_DIR ${database.dataDir} is in use by process ${owner.value}, which does not answer on ${Control.socketPath(database.dataDir)} (${reply.reason}): stop it, then run this again`,
+        1
       )
   }
 } else {
@@ -79,10 +81,10 @@ if (database._tag === "Embedded" && Option.isSome(owner)) {
     const user = yield* Operator.createAccount(account)
     process.stdout.write(`${Operator.createdLine(user)}\n`)
   }).pipe(
-    Effect.catchTag("EmailTaken", (e) => Effect.sync(() => fail(`an account with ${e.email} exists already`))),
+    Effect.catchTag("EmailTaken", (e) => Effect.sync(() => fail(`an account with ${e.email} exists already`, 1))),
     Effect.provide(servicesLayer(settings)),
     // A server that took DATA_DIR since the check above, an unreachable database: one line.
-    Effect.catchAllCause((cause) => Effect.sync(() => fail(describeStartupFailure(cause))))
+    Effect.catchAllCause((cause) => Effect.sync(() => fail(describeStartupFailure(cause), 1)))
   )
   NodeRuntime.runMain(program, { disableErrorReporting: false })
 }

@@ -129,9 +129,10 @@ describe("one owner per embedded DATA_DIR", () => {
     )
     expect(created.code).toBe(0)
     expect(await login(first.port, "ops@example.org", "a long enough password")).toBe(204)
+    expect(first.stdout()).toMatch(/operator command: created ops@example\.org \([0-9a-f-]{36}\) over the control socket/)
     const duplicate = await createUser({ DATA_DIR: dataDir }, "ops@example.org", "another password")
     expect(duplicate).toMatchObject({ stderr: "an account with ops@example.org exists already\n" })
-    expect(duplicate.code).not.toBe(0)
+    expect(duplicate.code).toBe(1)
 
     const second = await runToExit({ DATA_DIR: dataDir, LOG_FORMAT: "json" })
     expect(second.code).toBe(1)
