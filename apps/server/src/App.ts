@@ -1,11 +1,10 @@
 /** The only place that knows every layer: configuration in, a running service out. */
-import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from "node:http"
 import { fileURLToPath } from "node:url"
 import { HttpServer } from "@effect/platform"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { NodeHttpClient } from "@effect/platform-node"
 import { AuthSecret, CellData, Crypto, DataViews, Grader, LoginThrottle, Providers, SecureRandom } from "@climate-grade/core"
-import { ResponseIndex, Server, Site } from "@climate-grade/http"
+import { FrontDoor, ResponseIndex, Server, Site } from "@climate-grade/http"
 import { Argon2, Random } from "@climate-grade/node"
 import { ProviderExchange } from "@climate-grade/oauth"
 import {
@@ -101,29 +100,6 @@ export const servicesLayer = (config: AppConfig, database: Layer.Layer<SqlClient
   )
 
 /**
- * A node HTTP server whose requests are first offered to the response index: a revalidation or
- * replay it holds is answered there, before the Effect pipeline; the rest go on as usual.
- */
-const nodeServer = (responses: ResponseIndex.Index) => () => {
-  const server = createServer()
-  const emit = server.emit.bind(server) as (event: string, ...args: Array<unknown>) => boolean
-  server.emit = ((event: string, ...args: Array<unknown>) => {
-    if (event !== "request") return emit(event, ...args)
-    const [req, res] = args as [IncomingMessage, ServerResponse]
-    if (ResponseIndex.answer(responses, req, res)) return true
-    // The socket listens a moment before the application is attached; a request in that
-    // moment is told to retry rather than left unanswered.
-    if (server.listenerCount("request") === 0) {
-      res.writeHead(503, { "content-type": "application/json", "retry-after": "1" })
-      res.end(JSON.stringify({ detail: "The service is starting; try again in a moment." }))
-      return true
-    }
-    return emit(event, ...args)
-  }) as typeof server.emit
-  return server
-}
-
-/**
  * Where `pnpm --filter @climate-grade/site build` writes the site: apps/site/dist. Resolved from
  * this module, which runs as apps/server/src/App.ts (tests, tsx) or inside apps/server/dist/main.js
  * (the bundle `pnpm start` runs); both sit two levels below apps/.
@@ -145,61 +121,45 @@ export interface HttpLayerOptions {
   readonly siteDirectory?: string
 }
 
-export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.SqlClient>, options: HttpLayerOptions = {}) => {
-  const responses = ResponseIndex.make()
-  let node: NodeServer | undefined
-  // The services (database, migrations) and the site's files are ready before the socket listens.
-  return Layer.unwrapEffect(
+export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.SqlClient>, options: HttpLayerOptions = {}) =>
+  // The services (database, migrations) and the site's files are ready before the front door listens.
+  Layer.unwrapEffect(
     Effect.map(loadSite(options.siteDirectory ?? SITE_DIRECTORY), (site) =>
       Server.serve({
         basePath: config.basePath,
         publicOrigin: config.publicOrigin,
         trustedProxyHops: config.trustedProxyHops,
-        responses,
-        site
+        responses: ResponseIndex.make(),
+        site,
+        port: config.port,
+        host: config.host,
+        metricsPublic: config.metricsPublic
       })
     )
   ).pipe(
-    Layer.merge(drainLayer(() => node)),
+    Layer.merge(drainLayer),
     // The operator channel of the embedded database this process owns (not of a test's database).
     Layer.merge(
       database === undefined && config.database._tag === "Embedded" ? Control.layer(config.database.dataDir) : Layer.empty
     ),
     HttpServer.withLogAddress,
-    Layer.provideMerge(
-      NodeHttpServer.layer(() => (node = nodeServer(responses)()), { port: config.port, host: config.host })
-    ),
     Layer.provideMerge(servicesLayer(config, database))
   )
-}
 
 /** In-flight requests get this long to finish after SIGTERM/SIGINT; what is left is then aborted. */
-export const DRAIN_SECONDS = 10
+export const DRAIN_SECONDS = FrontDoor.TIMEOUTS.drainMs / 1000
 
 /**
- * The bound on a shutdown's drain. Released after the app stops taking requests and before the
- * node server's own close, which stops listening, ends idle keep-alive connections and waits for
- * the in-flight ones: after DRAIN_SECONDS their connections are destroyed, which interrupts
- * their fibers, and the close completes.
+ * Says the drain has begun. Released after the app stops taking requests; the bound itself is the
+ * front door's (`FrontDoor.TIMEOUTS.drainMs`): idle keep-alive connections close at once, the
+ * in-flight ones are destroyed after DRAIN_SECONDS, which interrupts their fibers.
  */
-const drainLayer = (server: () => NodeServer | undefined) =>
-  Layer.scopedDiscard(
-    Effect.zipRight(
-      HttpServer.HttpServer,
-      Effect.addFinalizer(() =>
-        Effect.zipRight(
-          Effect.logInfo(`shutting down: in-flight requests have ${DRAIN_SECONDS} s to finish`),
-          Effect.sync(() => {
-            setTimeout(() => {
-              const node = server()
-              if (node === undefined) return
-              node.closeAllConnections()
-            }, DRAIN_SECONDS * 1000).unref()
-          })
-        )
-      )
-    )
+const drainLayer = Layer.scopedDiscard(
+  Effect.zipRight(
+    HttpServer.HttpServer,
+    Effect.addFinalizer(() => Effect.logInfo(`shutting down: in-flight requests have ${DRAIN_SECONDS} s to finish`))
   )
+)
 
 /** LOG_FORMAT: `json` is one JSON object per line (errors on stderr, the rest on stdout). */
 export const loggerLayer = (config: AppConfig) =>

@@ -36,6 +36,8 @@ export interface AppConfig {
   readonly geocoder: { readonly url: string; readonly searchUrl: string; readonly userAgent: string }
   readonly historyStart: CivilDate.EpochDay
   readonly logFormat: "pretty" | "json"
+  /** `/metrics` for every client, not only direct loopback ones. */
+  readonly metricsPublic: boolean
 }
 
 /**
@@ -65,11 +67,21 @@ const optionalHttpUrl = (name: string): Config.Config<Option.Option<string>> =>
       : Either.left(ConfigError.InvalidData([name], `Expected an http(s) URL, got "${url.value}"`))
   )
 
+/**
+ * A path prefix: empty, or `/`-separated segments of URL path characters, none empty, `.` or `..`.
+ * `//evil.example` would make every account redirect leave the site; `/a/../b` would be normalised
+ * elsewhere than where it is served.
+ */
+export const isBasePath = (s: string): boolean =>
+  s === "" ||
+  (s.startsWith("/") &&
+    s
+      .slice(1)
+      .split("/")
+      .every((segment) => /^(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})+$/.test(segment) && segment !== "." && segment !== ".."))
+
 const basePath = Config.string("BASE_PATH").pipe(
-  check(
-    "Expected empty or a path like /grades: a leading slash, no trailing slash",
-    (s) => s === "" || /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*[^/]$/.test(s)
-  ),
+  check("Expected empty or a path like /grades: a leading slash, segments without . or .., no trailing slash", isBasePath),
   Config.withDefault("")
 )
 
@@ -192,7 +204,11 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
       })
     )
   ),
-  logFormat: Config.literal("pretty", "json")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const))
+  logFormat: Config.literal("pretty", "json")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const)),
+  metricsPublic: Config.literal("0", "1")("METRICS_PUBLIC").pipe(
+    Config.withDefault("0" as const),
+    Config.map((flag) => flag === "1")
+  )
 }).pipe(
   Config.map(({ auth, ...rest }) => ({ ...rest, authSecret: auth.secret, production: auth.production }))
 )

@@ -1,9 +1,9 @@
 /**
  * Middleware around the whole application: the `BASE_PATH` mount, and one error shape,
- * `{"detail": …}`, for what the API's own error schemas do not cover (unknown routes,
- * undecodable requests, defects).
+ * `{"detail": …}`, for what the API's own error schemas do not cover (unknown routes, unreadable
+ * bodies, defects). Undecodable requests are restated by DecodeErrors.
  */
-import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Headers, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -12,11 +12,15 @@ const detail = (status: number, text: string) => HttpServerResponse.unsafeJson({
 
 const notFound = detail(404, "Not Found")
 
-/** Serves the app under `basePath`: `/grades/api/v2/health` reaches `/api/v2/health`; anything outside it is 404. */
+/**
+ * Serves the app under `basePath`: `/grades/api/v2/health` reaches `/api/v2/health`; anything
+ * outside it is 404. With `https` (an https `PUBLIC_ORIGIN`), the request is known to have come
+ * over https whatever its headers say, so cookies are `Secure` and redirects stay on https.
+ */
 export const mountAt =
-  (basePath: string) =>
+  (basePath: string, options: { readonly https?: boolean } = {}) =>
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-    basePath === ""
+    basePath === "" && options.https !== true
       ? app
       : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
           const url = request.url
@@ -25,33 +29,18 @@ export const mountAt =
             return Effect.succeed(notFound)
           }
           const inner = rest === "" || rest.startsWith("?") ? `/${rest}` : rest
-          return Effect.provideService(app, HttpServerRequest.HttpServerRequest, request.modify({ url: inner }))
+          const modified =
+            options.https === true
+              ? request.modify({ url: inner, headers: Headers.set(request.headers, "x-forwarded-proto", "https") })
+              : request.modify({ url: inner })
+          return Effect.provideService(app, HttpServerRequest.HttpServerRequest, modified)
         })
-
-interface TaggedBody {
-  readonly _tag?: unknown
-  readonly message?: unknown
-}
-
-/** The platform answers a request it cannot decode with its own body; restate it as `{detail}`. */
-const restateDecodeError = (response: HttpServerResponse.HttpServerResponse) => {
-  if (response.status !== 400 || response.body._tag !== "Uint8Array") return response
-  try {
-    const body = JSON.parse(new TextDecoder().decode(response.body.body)) as TaggedBody
-    if (body._tag !== "HttpApiDecodeError") return response
-    const message = typeof body.message === "string" ? body.message : "The request could not be decoded."
-    return detail(400, message)
-  } catch {
-    return response
-  }
-}
 
 const isTagged = (u: unknown, tag: string): boolean =>
   typeof u === "object" && u !== null && "_tag" in u && (u as { _tag: unknown })._tag === tag
 
 export const normalizeErrors = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
   app.pipe(
-    Effect.map(restateDecodeError),
     Effect.catchAllCause((cause) => {
       if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
       // Failures and defects alike: the platform dies with a RequestError on an unreadable body.

@@ -19,6 +19,7 @@ import { Api } from "./Api.js"
 import { gzipBytes, precompressed } from "./Compression.js"
 import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY } from "./ConditionalGet.js"
 import * as DataQuery from "./DataQuery.js"
+import * as HttpMetrics from "./HttpMetrics.js"
 import { BadRequest } from "./Errors.js"
 import { ResponseIndex } from "./ResponseIndex.js"
 import * as UpstreamErrors from "./UpstreamErrors.js"
@@ -64,7 +65,10 @@ export const make = Effect.gen(function* () {
 
   /** The stored bytes while the token holds, else built now. */
   const bytesOf = <A>(plan: DataViews.Plan<A>) =>
-    Effect.flatMap(validStored(plan.key, plan.token), (held) => heldOrBuilt(plan, held))
+    Effect.flatMap(validStored(plan.key, plan.token), (held) => {
+      HttpMetrics.countCacheAnswer(Option.isSome(held) ? "stored" : "built")
+      return heldOrBuilt(plan, held)
+    })
 
   /** A slice's data: read back from what is stored while its token holds, else built now (and stored). */
   const valueOf = <A>(plan: DataViews.Plan<A> | null, held: Option.Option<StoredPayload>) =>
@@ -80,6 +84,7 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       if (ifNoneMatchMatches(request.headers["if-none-match"], etag)) {
+        HttpMetrics.countCacheAnswer("not_modified")
         index.remember(request.originalUrl, { etag, validUntil })
         return notModified(etag)
       }
@@ -121,6 +126,7 @@ export const make = Effect.gen(function* () {
             ],
             { concurrency: "unbounded" }
           )
+          HttpMetrics.countCacheAnswer(Option.isSome(stored) ? "stored" : "built")
           if (Option.isSome(stored)) return stored.value
           const data = yield* Effect.all({
             grade: valueOf(grade, g!),

@@ -23,16 +23,61 @@ const etagOf = (body: Uint8Array): string => {
   return etag
 }
 
-const revalidated = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
+const DOCS_PATH = `${API_PREFIX}/docs`
+
+const policies = new WeakMap<Uint8Array, string>()
+
+/**
+ * The docs page's own policy: the platform's Scalar page runs inline scripts (its configuration
+ * and the whole Scalar bundle), allowed here by their hashes, for this page only; Scalar injects
+ * its styles at run time, hence inline styles. The site's pages get the strict default instead.
+ */
+export const docsPolicy = (html: Uint8Array): string => {
+  let policy = policies.get(html)
+  if (policy === undefined) {
+    const text = new TextDecoder().decode(html)
+    const hashes: Array<string> = []
+    // Executable inline scripts only: a `type="application/json"` block is data, never run.
+    for (const match of text.matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/g)) {
+      const attributes = match[1] ?? ""
+      if (/\bsrc=/.test(attributes) || /type="application\/json"/.test(attributes)) continue
+      hashes.push(`'sha256-${createHash("sha256").update(match[2]!).digest("base64")}'`)
+    }
+    policy = [
+      "default-src 'self'",
+      `script-src 'self' ${hashes.join(" ")}`,
+      "style-src 'self' 'unsafe-inline'",
+      "img-src 'self' data:",
+      "font-src 'self' data:",
+      "object-src 'none'",
+      "base-uri 'none'",
+      "form-action 'self'",
+      "frame-ancestors 'none'"
+    ].join("; ")
+    policies.set(html, policy)
+  }
+  return policy
+}
+
+const revalidated = (
+  request: HttpServerRequest.HttpServerRequest,
+  path: string,
+  response: HttpServerResponse.HttpServerResponse
+) => {
   if (response.status !== 200 || response.body._tag !== "Uint8Array") return response
   const etag = etagOf(response.body.body)
-  if (ifNoneMatchMatches(request.headers["if-none-match"], etag)) return notModified(etag)
-  return HttpServerResponse.setHeaders(response, { etag, "cache-control": CACHE_CONTROL })
+  // A 304 carries the policy too: a browser updates the stored page's headers from it.
+  const policy: Record<string, string> =
+    path === DOCS_PATH ? { "content-security-policy": docsPolicy(response.body.body) } : {}
+  if (ifNoneMatchMatches(request.headers["if-none-match"], etag)) {
+    return HttpServerResponse.setHeaders(notModified(etag), policy)
+  }
+  return HttpServerResponse.setHeaders(response, { etag, "cache-control": CACHE_CONTROL, ...policy })
 }
 
 export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const path = request.url.split("?", 1)[0]!
     if ((request.method !== "GET" && request.method !== "HEAD") || !PAGE_PATHS.has(path)) return app
-    return Effect.map(app, (response) => revalidated(request, response))
+    return Effect.map(app, (response) => revalidated(request, path, response))
   })

@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import * as AccountHttp from "./AccountHttp.js"
 import { API_PREFIX, Api } from "./Api.js"
 import { mountAt, normalizeErrors } from "./AppMiddleware.js"
@@ -9,11 +9,15 @@ import * as AuthenticationLive from "./AuthenticationLive.js"
 import * as Compression from "./Compression.js"
 import * as CrossSite from "./CrossSite.js"
 import * as DataHttp from "./DataHttp.js"
+import * as DecodeErrors from "./DecodeErrors.js"
+import * as FrontDoor from "./FrontDoor.js"
 import { HttpSettings } from "./HttpSettings.js"
-import * as ResponseIndex from "./ResponseIndex.js"
+import * as MetricsRoute from "./MetricsRoute.js"
 import * as OAuthHttp from "./OAuthHttp.js"
 import * as PlacesHttp from "./PlacesHttp.js"
 import * as Pages from "./Pages.js"
+import * as RequestBody from "./RequestBody.js"
+import * as ResponseIndex from "./ResponseIndex.js"
 import * as Site from "./Site.js"
 import * as SystemHttp from "./SystemHttp.js"
 
@@ -26,37 +30,64 @@ export interface ServeOptions {
   readonly basePath: string
   readonly publicOrigin: Option.Option<string>
   readonly trustedProxyHops: number
-  /** Shared with the node-level request listener, which answers from it first. */
+  /** Shared with the front door, which answers from it first. */
   readonly responses: ResponseIndex.Index
   /** The built site, served under `{basePath}/` (CONTRACT.md §8); its absence is answered on site paths. */
   readonly site: Site.Site | Site.MissingSite
+  readonly port: number
+  readonly host: string
+  /** Serve `/metrics` to every client, not only to direct loopback ones. */
+  readonly metricsPublic?: boolean
+  readonly timeouts?: FrontDoor.Timeouts
 }
 
+const httpsOrigin = (publicOrigin: Option.Option<string>) =>
+  Option.exists(publicOrigin, (origin) => origin.startsWith("https:"))
+
 /**
- * The whole HTTP application: the API mounted at `{basePath}{API_PREFIX}`, the site at `{basePath}/`;
- * needs an `HttpServer` and the ports.
+ * The whole HTTP application — the API at `{basePath}{API_PREFIX}`, the site at `{basePath}/` —
+ * behind the front door; provides the `HttpServer` (listening, with the app attached) and needs the ports.
  * (`HttpApiBuilder.serve`'s middleware runs after the response is written, so it can watch but not
- * rewrite; the app is wrapped here instead, before it is served.)
+ * rewrite; the app is wrapped here instead.)
  */
 export const serve = (options: ServeOptions) =>
-  HttpApiBuilder.httpApp.pipe(
-    Effect.map((app) =>
-      HttpServer.serve(
+  Layer.scoped(
+    HttpServer.HttpServer,
+    Effect.flatMap(HttpApiBuilder.httpApp, (app) =>
+      FrontDoor.make(
         app.pipe(
           normalizeErrors,
           CrossSite.guard(options.publicOrigin),
           Pages.middleware,
           Compression.middleware,
-          mountAt(options.basePath),
+          RequestBody.middleware,
+          mountAt(options.basePath, { https: httpsOrigin(options.publicOrigin) }),
           Site.middleware(options.basePath, options.site)
-        )
+        ),
+        {
+          basePath: options.basePath,
+          publicOriginHttps: httpsOrigin(options.publicOrigin),
+          responses: options.responses,
+          port: options.port,
+          host: options.host,
+          ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts })
+        }
       )
-    ),
-    Layer.unwrapEffect,
+    )
+  ).pipe(
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
+    Layer.provide(DecodeErrors.layer),
+    Layer.provide(MetricsRoute.layer({ metricsPublic: options.metricsPublic ?? false })),
     Layer.provide(HttpApiScalar.layer({ path: `${API_PREFIX}/docs`, scalar: { withDefaultFonts: false } })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: `${API_PREFIX}/openapi.json` })),
     Layer.provide(ApiLive),
-    Layer.provide(Layer.succeed(HttpSettings, options)),
-    Layer.provide(Layer.succeed(ResponseIndex.ResponseIndex, options.responses))
+    Layer.provide(
+      Layer.succeed(HttpSettings, {
+        basePath: options.basePath,
+        publicOrigin: options.publicOrigin,
+        trustedProxyHops: options.trustedProxyHops
+      })
+    ),
+    Layer.provide(Layer.succeed(ResponseIndex.ResponseIndex, options.responses)),
+    Layer.provide(FrontDoor.platformLayer)
   )

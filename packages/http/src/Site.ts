@@ -16,6 +16,7 @@ import { API_PREFIX } from "./Api.js"
 import { CACHE_CONTROL, ifNoneMatchMatches, VARY, weakEtag } from "./ConditionalGet.js"
 import { THRESHOLD } from "./Compression.js"
 import { acceptsGzip } from "./ContentNegotiation.js"
+import { PATH as METRICS_PATH } from "./MetricsRoute.js"
 
 /**
  * Scripts only from our own files: no inline script, `on…=` attribute or `javascript:` URL runs,
@@ -208,6 +209,8 @@ export const middleware =
         )
       }
       if (!path.startsWith(`${basePath}/`) || path === apiRoot || path.startsWith(`${apiRoot}/`)) return app
+      // The Prometheus endpoint sits beside the site, at its conventional path.
+      if (path === `${basePath}${METRICS_PATH}`) return app
       if (request.method !== "GET" && request.method !== "HEAD") {
         return Effect.succeed(
           HttpServerResponse.unsafeJson(

@@ -1,0 +1,40 @@
+/**
+ * A request the API cannot decode answers 400 with a `{detail}` in plain words that names the
+ * field (issue 9, item 3): `email: is missing`, `enabled: expected a boolean, got "yes"`. The
+ * platform's own answer is its schema printout (`{ readonly email: string; … } └─ ["email"] is
+ * missing`), which no user can read. Runs as the API's middleware, where the `HttpApiDecodeError`
+ * is still a value, before the platform encodes it.
+ */
+import { HttpApiBuilder, HttpApiError, type HttpApp, HttpServerResponse } from "@effect/platform"
+import * as Effect from "effect/Effect"
+
+type Issue = HttpApiError.HttpApiDecodeError["issues"][number]
+
+/** The platform's messages, reworded where they are schema notation. */
+const reword = (issue: Issue): string => {
+  const expected = /^Expected (.+), actual (.+)$/s.exec(issue.message)
+  if (expected === null) return issue.message.replace(/\s+/g, " ").trim()
+  const [, type, actual] = expected
+  const plain: Record<string, string> = { string: "a string", number: "a number", boolean: "a boolean" }
+  const wanted = plain[type!] ?? (type!.startsWith("{") ? "an object" : type!.startsWith("ReadonlyArray") ? "an array" : type!)
+  return `expected ${wanted}, got ${actual!.length > 40 ? `${actual!.slice(0, 40)}…` : actual}`
+}
+
+export const describe = (error: HttpApiError.HttpApiDecodeError): string => {
+  const parts = error.issues.slice(0, 3).map((issue) => {
+    const field = issue.path.map(String).join(".")
+    return field === "" ? `body: ${reword(issue)}` : `${field}: ${reword(issue)}`
+  })
+  return parts.length === 0 ? "The request could not be decoded." : parts.join("; ")
+}
+
+const isDecodeError = (u: unknown): u is HttpApiError.HttpApiDecodeError => u instanceof HttpApiError.HttpApiDecodeError
+
+export const layer = HttpApiBuilder.middleware(
+  (app) =>
+    // The app's other failures pass through untouched to the platform, which encodes them by the
+    // API's error schemas; its signature types them as `unknown`, this middleware's as `never`.
+    Effect.catchIf(app, isDecodeError, (error) =>
+      Effect.succeed(HttpServerResponse.unsafeJson({ detail: describe(error) }, { status: 400 }))
+    ) as HttpApp.Default<never>
+)

@@ -1,0 +1,182 @@
+/**
+ * The one front door (issue 9, item 4): a node request handler built from
+ * `NodeHttpServer.makeHandler` over the Effect app, with what must happen before the app —
+ * security headers, the response index's fast path, refusals decided from the headers — in
+ * front of it, and the access log and request metrics behind it. The node server is created with
+ * this handler already in place and only then listens, so there is no moment where a request
+ * reaches a server without its app, or the index answers for an app that is not there.
+ * Node's own parser errors, CONNECT and the request timeouts are answered here too, as JSON.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http"
+import type { Duplex } from "node:stream"
+import type { HttpApp, HttpServer, HttpServerRequest } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+import * as AccessLog from "./AccessLog.js"
+import * as HttpMetrics from "./HttpMetrics.js"
+import * as RequestBody from "./RequestBody.js"
+import * as ResponseIndex from "./ResponseIndex.js"
+import * as SecurityHeaders from "./SecurityHeaders.js"
+
+/**
+ * Chosen, not Node's defaults (headers 60 s, request 300 s, keep-alive 5 s): a client gets 10 s to
+ * send its headers and 30 s for the whole request (bodies are at most 64 KB), and an idle
+ * keep-alive connection is closed after 65 s — longer than the 60 s idle timeout of common load
+ * balancers, so the balancer, not this server, closes first and never reuses a closed connection.
+ */
+export interface Timeouts {
+  readonly headersMs: number
+  readonly requestMs: number
+  readonly keepAliveMs: number
+  /** How often Node looks for connections past those limits. */
+  readonly checkMs: number
+}
+
+export const TIMEOUTS: Timeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 65_000, checkMs: 1_000 }
+
+export interface FrontDoorOptions {
+  readonly basePath: string
+  readonly publicOriginHttps: boolean
+  readonly responses: ResponseIndex.Index
+  readonly port: number
+  readonly host: string
+  readonly timeouts?: Timeouts
+}
+
+const json = (res: ServerResponse, status: number, detail: string, extra: Record<string, string> = {}) => {
+  const body = JSON.stringify({ detail })
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(body)),
+    ...extra
+  })
+  res.end(body)
+}
+
+/** An answer written straight to a socket that has no response object (parser errors, CONNECT). */
+const rawAnswer = (socket: Duplex, status: number, detail: string) => {
+  const body = JSON.stringify({ detail })
+  socket.end(
+    [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}`,
+      "Content-Type: application/json",
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      "Connection: close",
+      ...SecurityHeaders.RAW_LINES,
+      "",
+      body
+    ].join("\r\n")
+  )
+}
+
+/** What Node's parser refused, in words (its codes: llhttp's HPE_*, and Node's own timeouts). */
+const parserRefusal = (code: string | undefined): readonly [number, string] => {
+  switch (code) {
+    case "HPE_HEADER_OVERFLOW":
+      return [431, "The request's headers are too large."]
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return [408, "The request was not received in time."]
+    case "HPE_HEADERS_TIMEOUT":
+    case "ERR_HTTP_HEADERS_TIMEOUT":
+      return [408, "The request's headers were not received in time."]
+    case "HPE_INVALID_METHOD":
+      return [400, "Malformed request: unknown method."]
+    case "HPE_INVALID_URL":
+      return [400, "Malformed request: invalid request target."]
+    case "HPE_INVALID_VERSION":
+      return [400, "Malformed request: invalid HTTP version."]
+    case "HPE_INVALID_CONTENT_LENGTH":
+    case "HPE_UNEXPECTED_CONTENT_LENGTH":
+      return [400, "Malformed request: invalid Content-Length."]
+    case "HPE_INVALID_TRANSFER_ENCODING":
+    case "HPE_INVALID_CHUNK_SIZE":
+      return [400, "Malformed request: invalid chunked body."]
+    default:
+      return [400, "Malformed request: it is not valid HTTP/1.1."]
+  }
+}
+
+const onClientError = (error: Error & { readonly code?: string }, socket: Duplex) => {
+  // Nothing can be said to a connection that is gone, or in the middle of another answer.
+  const inFlight = (socket as Duplex & { readonly _httpMessage?: { readonly headersSent?: boolean } })._httpMessage
+  if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
+    socket.destroy()
+    return
+  }
+  const [status, detail] = parserRefusal(error.code)
+  rawAnswer(socket, status, detail)
+}
+
+const onConnect = (_req: IncomingMessage, socket: Duplex) =>
+  rawAnswer(socket, 405, "CONNECT is not supported: this server is not a proxy.")
+
+/** The node request handler: headers, the index, refusals from the headers, then the app. */
+export const handler = (
+  options: Omit<FrontDoorOptions, "port" | "host" | "timeouts">,
+  app: (req: IncomingMessage, res: ServerResponse) => void,
+  log: AccessLog.Writer
+) => {
+  const routeOf = AccessLog.routeLabeller(options.basePath)
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const started = performance.now()
+    res.once("close", () => {
+      const seconds = (performance.now() - started) / 1000
+      // A response that never finished was cut short by the client; 499 as nginx logs it.
+      const status = res.writableFinished ? res.statusCode : 499
+      const method = req.method ?? "?"
+      HttpMetrics.recordRequest(routeOf(req.url ?? "/"), method, status, seconds)
+      log(method, AccessLog.loggablePath(req.url ?? "/"), status, seconds * 1000)
+    })
+    SecurityHeaders.apply(options, req, res)
+    if (ResponseIndex.answer(options.responses, req, res)) {
+      HttpMetrics.countCacheAnswer("index")
+      return
+    }
+    const refusal = RequestBody.precheck(req)
+    if (refusal !== undefined) {
+      RequestBody.discardRest(req)
+      json(res, refusal.status, refusal.detail)
+      return
+    }
+    app(req, res)
+  }
+}
+
+/** A node server with the front door already attached and its limits set; it is not listening yet. */
+export const makeServer = (
+  options: Omit<FrontDoorOptions, "port" | "host">,
+  app: (req: IncomingMessage, res: ServerResponse) => void,
+  log: AccessLog.Writer
+): Server => {
+  const timeouts = options.timeouts ?? TIMEOUTS
+  const server = createServer(
+    { connectionsCheckingInterval: timeouts.checkMs, requestTimeout: timeouts.requestMs, headersTimeout: timeouts.headersMs },
+    handler(options, app, log)
+  )
+  server.keepAliveTimeout = timeouts.keepAliveMs
+  server.on("clientError", onClientError)
+  server.on("connect", onConnect)
+  return server
+}
+
+/**
+ * The `HttpServer` for the app: the handler is built first, then the server is made with it and
+ * listens. (`HttpServer.serve` would attach the app only after the socket listens.)
+ */
+export const make = <E, R>(
+  app: HttpApp.Default<E, R>,
+  options: FrontDoorOptions
+): Effect.Effect<HttpServer.HttpServer, never, Scope.Scope | Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope>> =>
+  Effect.gen(function* () {
+    // The handler exists before the server does.
+    const runtime = yield* Effect.runtime<never>()
+    const log = AccessLog.writer(Runtime.runFork(runtime))
+    const appHandler = yield* NodeHttpServer.makeHandler(app)
+    const server = makeServer(options, appHandler, log)
+    return yield* Effect.orDie(NodeHttpServer.make(() => server, { port: options.port, host: options.host }))
+  })
+
+/** What the platform's apps need from the node side (HTTP platform, ETags, file system, path). */
+export const platformLayer = NodeHttpServer.layerContext

@@ -1,0 +1,63 @@
+/**
+ * The headers every answer carries (issue 8, item 6; CONTRACT.md §8): set on the node response
+ * before anything answers, so the response index's fast path, the Effect app, the site and the
+ * node-level refusals all carry them. A header the app sets itself (the docs page's own CSP, a
+ * data route's Cache-Control) replaces the default.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { API_PREFIX } from "./Api.js"
+import { CONTENT_SECURITY_POLICY } from "./Site.js"
+
+/**
+ * The site's policy is the default for every answer: scripts and everything else only from files
+ * of this origin — no inline script, nonce or hash — no framing, no `<base>`, no plugins.
+ */
+export const SITE_CSP = CONTENT_SECURITY_POLICY
+
+export const REFERRER_POLICY = "same-origin"
+
+/** One year; sent only when the answer travels over https, where browsers heed it. */
+export const HSTS = "max-age=31536000"
+
+/** Answers that carry or end a session, or say who is signed in: never kept by any cache. */
+const NO_STORE_PREFIXES = [`${API_PREFIX}/auth/`, `${API_PREFIX}/oauth/`, `${API_PREFIX}/chat/`] as const
+const NO_STORE_PATHS: ReadonlySet<string> = new Set([`${API_PREFIX}/users/me`])
+
+export const noStore = (path: string): boolean =>
+  NO_STORE_PATHS.has(path) || NO_STORE_PREFIXES.some((prefix) => path.startsWith(prefix))
+
+/** The request's path below `BASE_PATH` (undefined when outside it), without the query. */
+export const innerPath = (basePath: string, url: string): string | undefined => {
+  const path = url.split("?", 1)[0]!
+  if (basePath === "") return path
+  if (path === basePath) return "/"
+  return path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : undefined
+}
+
+/** Over https when the deployment says so (`PUBLIC_ORIGIN`), else when the first proxy hop says so. */
+export const isHttps = (publicOriginHttps: boolean, req: IncomingMessage): boolean => {
+  if (publicOriginHttps) return true
+  const forwarded = req.headers["x-forwarded-proto"]
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",", 1)[0]?.trim().toLowerCase()
+  return first === "https"
+}
+
+export const apply = (
+  options: { readonly basePath: string; readonly publicOriginHttps: boolean },
+  req: IncomingMessage,
+  res: ServerResponse
+): void => {
+  res.setHeader("x-content-type-options", "nosniff")
+  res.setHeader("referrer-policy", REFERRER_POLICY)
+  res.setHeader("content-security-policy", SITE_CSP)
+  if (isHttps(options.publicOriginHttps, req)) res.setHeader("strict-transport-security", HSTS)
+  const path = innerPath(options.basePath, req.url ?? "/")
+  if (path !== undefined && noStore(path)) res.setHeader("cache-control", "no-store")
+}
+
+/** The same headers as raw lines, for answers written straight to a socket (parser errors, CONNECT). */
+export const RAW_LINES = [
+  "X-Content-Type-Options: nosniff",
+  `Referrer-Policy: ${REFERRER_POLICY}`,
+  `Content-Security-Policy: ${SITE_CSP}`
+] as const
