@@ -87,4 +87,24 @@ describe("AppConfig", () => {
       expect(Redacted.value(config.providers.chat.clientSecret)).toBe("secret")
       expect(config.providers.idp.enabled).toBe(false)
     }))
+
+  it.effect("BASE_PATH must be a path on this site: one line naming it for anything else", () =>
+    Effect.gen(function* () {
+      // `//evil.example` turned every account redirect into a redirect to another host.
+      for (const bad of ["//evil.example", "/a/", "a", "/a?b", "/a/../b", "/./a", "/a//b", "/a#b", "/a b", "/", "/%zz"]) {
+        const line = yield* refusal({ BASE_PATH: bad })
+        expect([bad, line]).toEqual([bad, expect.stringMatching(/^Invalid configuration: BASE_PATH: /)])
+        expect(line).not.toContain("\n")
+      }
+      for (const good of ["", "/grades", "/a/b-c_d.e~f", "/caf%C3%A9", "/v1.2"]) {
+        expect((yield* valid({ BASE_PATH: good })).basePath).toBe(good)
+      }
+    }))
+
+  it.effect("METRICS_PUBLIC is 0 or 1, default 0", () =>
+    Effect.gen(function* () {
+      expect((yield* valid({})).metricsPublic).toBe(false)
+      expect((yield* valid({ METRICS_PUBLIC: "1" })).metricsPublic).toBe(true)
+      expect(yield* refusal({ METRICS_PUBLIC: "yes" })).toMatch(/^Invalid configuration: METRICS_PUBLIC: /)
+    }))
 })

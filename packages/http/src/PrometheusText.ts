@@ -32,8 +32,14 @@ const number = (value: number | bigint) => {
   return String(value)
 }
 
+/** Labels in name order, so one series always renders the same way. */
 const labels = (pairs: ReadonlyArray<readonly [string, string]>) =>
-  pairs.length === 0 ? "" : `{${pairs.map(([k, v]) => `${labelName(k)}="${escapeLabel(v)}"`).join(",")}}`
+  pairs.length === 0
+    ? ""
+    : `{${[...pairs]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, v]) => `${labelName(k)}="${escapeLabel(v)}"`)
+        .join(",")}}`
 
 interface Family {
   readonly type: "counter" | "gauge" | "histogram" | "summary"

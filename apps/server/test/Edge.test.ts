@@ -1,0 +1,390 @@
+/**
+ * The HTTP edge (issues 8 and 9): the one front door, bounded requests, Node's parser errors as
+ * JSON, the security headers on every answer (the response index's fast path included),
+ * undecodable requests in plain words, the access log and `/metrics` — over real HTTP and raw
+ * sockets on loopback, on PGlite and PostgreSQL.
+ */
+import { createHash } from "node:crypto"
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http"
+import { connect } from "node:net"
+import { describe, expect, layer } from "@effect/vitest"
+import { PasswordHasher, Users } from "@climate-grade/core"
+import { backends, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+const world = (backend: (typeof backends)[number], extraEnv: Record<string, string> = {}, logs?: Array<string>) =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const weather = yield* FakeOpenMeteo.make
+      const geocoder = yield* FakeNominatim.make
+      const env = {
+        WEATHER_ARCHIVE_URL: weather.archiveUrl,
+        WEATHER_FORECAST_URL: weather.forecastUrl,
+        GEOCODER_URL: geocoder.reverseUrl,
+        GEOCODER_USER_AGENT: "climate-grade/test",
+        HISTORY_START: "1980-01-01",
+        ...extraEnv
+      }
+      return Layer.merge(testServerLayer(env, backend.layer, logs === undefined ? {} : { logs }), backend.layer)
+    })
+  )
+
+interface Answer {
+  readonly status: number
+  readonly headers: IncomingHttpHeaders
+  readonly text: string
+}
+
+/** node:http, so every header is seen as sent and a body can be streamed without a length. */
+const send = (
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Array<string> } = {}
+) =>
+  Effect.promise(
+    () =>
+      new Promise<Answer>((done, fail) => {
+        const req = httpRequest(url, { method: options.method ?? "GET", headers: options.headers ?? {} }, (res) => {
+          const chunks: Array<Buffer> = []
+          res.on("data", (c: Buffer) => chunks.push(c))
+          res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString() }))
+        })
+        req.on("error", fail)
+        const body = options.body
+        if (Array.isArray(body)) for (const chunk of body) req.write(chunk)
+        else if (body !== undefined) req.write(body)
+        req.end()
+      })
+  )
+
+/** Raw bytes to the server, everything it answers until it closes the connection. */
+const raw = (origin: string, bytes: string) =>
+  Effect.promise(
+    () =>
+      new Promise<{ status: number; head: string; body: string }>((done, fail) => {
+        const { hostname, port } = new URL(origin)
+        const socket = connect(Number(port), hostname, () => socket.write(bytes))
+        const chunks: Array<Buffer> = []
+        socket.on("data", (c: Buffer) => chunks.push(c))
+        socket.on("error", fail)
+        socket.on("close", () => {
+          const text = Buffer.concat(chunks).toString()
+          const split = text.indexOf("\r\n\r\n")
+          const head = split < 0 ? text : text.slice(0, split)
+          done({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), head, body: split < 0 ? "" : text.slice(split + 4) })
+        })
+      })
+  )
+
+const detailOf = (answer: { readonly text?: string; readonly body?: string }) =>
+  (JSON.parse(answer.text ?? answer.body ?? "") as { detail: unknown }).detail
+
+const expectSecurityHeaders = (label: string, headers: IncomingHttpHeaders) => {
+  expect([label, headers["x-content-type-options"]]).toEqual([label, "nosniff"])
+  expect([label, headers["referrer-policy"]]).toEqual([label, "same-origin"])
+  expect([label, headers["content-security-policy"]]).toEqual([label, expect.stringContaining("frame-ancestors 'none'")])
+}
+
+const createUser = (email: string, password: string) =>
+  Effect.gen(function* () {
+    const users = yield* Users
+    const hasher = yield* PasswordHasher
+    return yield* users.create({
+      email,
+      hashedPassword: yield* hasher.hash(password),
+      isActive: true,
+      isSuperuser: false,
+      isVerified: true,
+      oauthOnly: false
+    })
+  })
+
+const json = { "content-type": "application/json" }
+
+/** The value of one sample line of a Prometheus exposition, 0 when absent. */
+const sampleValue = (text: string, prefix: string) => {
+  const line = text.split("\n").find((l) => l.startsWith(prefix))
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1))
+}
+
+let cells = 0
+const freshCell = () => {
+  cells++
+  return `lat=${(-50 + cells * 1.5 + 0.1).toFixed(2)}&lon=${(100 + cells * 2.25).toFixed(2)}`
+}
+
+for (const backend of backends) {
+  describe(`HTTP edge on ${backend.name}`, () => {
+    layer(world(backend), { timeout: 120_000 })((it) => {
+      it.effect("every answer carries nosniff, Referrer-Policy and a CSP: API, errors, docs, and the response index's fast path", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          for (const path of ["/api/v2/health", "/api/v2/nope", "/api/v2/users/me", "/api/v2/openapi.json", "/api/v2/docs"]) {
+            expectSecurityHeaders(path, (yield* send(server.url(path))).headers)
+          }
+          const url = server.url(`/api/v2/grade?${freshCell()}`)
+          const metricsBefore = (yield* send(server.url("/metrics"))).text
+          const built = yield* send(url)
+          expect(built.status).toBe(200)
+          expectSecurityHeaders("built", built.headers)
+          // The same request again, and a revalidation: both answered by the index, before the app.
+          const replay = yield* send(url)
+          const revalidated = yield* send(url, { headers: { "if-none-match": String(built.headers.etag) } })
+          expect([replay.status, revalidated.status]).toEqual([200, 304])
+          expectSecurityHeaders("replay from the index", replay.headers)
+          expectSecurityHeaders("304 from the index", revalidated.headers)
+          const metricsAfter = (yield* send(server.url("/metrics"))).text
+          const indexHits = (text: string) => sampleValue(text, 'http_cache_answers_total{tier="index"}')
+          expect(indexHits(metricsAfter) - indexHits(metricsBefore)).toBe(2)
+        }))
+
+      it.effect("the docs page's CSP admits its own inline scripts by hash; nothing else has an inline allowance", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const docs = yield* send(server.url("/api/v2/docs"))
+          const policy = String(docs.headers["content-security-policy"])
+          const scriptSrc = policy.split(";").map((d) => d.trim()).find((d) => d.startsWith("script-src "))!
+          expect(scriptSrc).not.toContain("unsafe-inline")
+          const inline = [...docs.text.matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/g)].filter(
+            (m) => !/type="application\/json"/.test(m[1] ?? "")
+          )
+          expect(inline.length).toBeGreaterThan(0)
+          for (const m of inline) {
+            expect(scriptSrc).toContain(`'sha256-${createHash("sha256").update(m[2]!).digest("base64")}'`)
+          }
+          // Its 304 restates the policy (a browser updates the stored page's headers from it).
+          const again = yield* send(server.url("/api/v2/docs"), { headers: { "if-none-match": String(docs.headers.etag) } })
+          expect(again.status).toBe(304)
+          expect(again.headers["content-security-policy"]).toBe(policy)
+          // Every other answer gets the site's policy: scripts from files only.
+          const health = yield* send(server.url("/api/v2/health"))
+          expect(health.headers["content-security-policy"]).toMatch(/script-src 'self';/)
+          expect(health.headers["content-security-policy"]).not.toMatch(/unsafe-inline|nonce-|sha256-/)
+        }))
+
+      it.effect("auth answers and /users/me are Cache-Control: no-store; data answers keep no-cache", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          yield* createUser("nostore@example.org", "correct horse")
+          const login = yield* send(server.url("/api/v2/auth/login"), {
+            method: "POST",
+            headers: json,
+            body: JSON.stringify({ email: "nostore@example.org", password: "correct horse" })
+          })
+          expect(login.status).toBe(204)
+          const cookie = String(login.headers["set-cookie"]).split(";")[0]!
+          const answers: Array<[string, Answer]> = [
+            ["login", login],
+            ["bad login", yield* send(server.url("/api/v2/auth/login"), { method: "POST", headers: json, body: "{}" })],
+            ["me", yield* send(server.url("/api/v2/users/me"), { headers: { cookie } })],
+            ["me 401", yield* send(server.url("/api/v2/users/me"))],
+            ["oauth config", yield* send(server.url("/api/v2/oauth/config"))],
+            ["login start", yield* send(server.url("/api/v2/oauth/chat/login/start"))],
+            ["callback", yield* send(server.url("/api/v2/oauth/chat/callback?code=x&state=y"))],
+            ["unlink", yield* send(server.url("/api/v2/oauth/idp/unlink"), { method: "POST", headers: { cookie } })],
+            ["dm", yield* send(server.url("/api/v2/chat/dm"), { method: "POST", headers: { cookie } })],
+            ["logout", yield* send(server.url("/api/v2/auth/logout"), { method: "POST", headers: { cookie } })]
+          ]
+          for (const [label, answer] of answers) expect([label, answer.headers["cache-control"]]).toEqual([label, "no-store"])
+          expect((yield* send(server.url(`/api/v2/grade?${freshCell()}`))).headers["cache-control"]).toBe("no-cache")
+        }))
+
+      it.effect("Strict-Transport-Security only when the request came over https", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          expect((yield* send(server.url("/api/v2/health"))).headers["strict-transport-security"]).toBeUndefined()
+          const https = yield* send(server.url("/api/v2/health"), { headers: { "x-forwarded-proto": "https" } })
+          expect(https.headers["strict-transport-security"]).toMatch(/^max-age=\d{7,}/)
+        }))
+
+      it.effect("JSON bodies over 64 KB are 413, by Content-Length before reading and by count when streamed", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const big = JSON.stringify({ email: "a@b.c", password: "x".repeat(70 * 1024) })
+          const declared = yield* send(server.url("/api/v2/auth/login"), { method: "POST", headers: json, body: big })
+          expect(declared.status).toBe(413)
+          expect(detailOf(declared)).toMatch(/larger than 65536 bytes/)
+          // Chunked: no length up front, counted as it arrives.
+          const chunks = Array.from({ length: 40 }, () => "x".repeat(2048))
+          const streamed = yield* send(server.url("/api/v2/chat/dm"), {
+            method: "POST",
+            headers: { ...json, "transfer-encoding": "chunked" },
+            body: ['{"pad":"', ...chunks, '"}']
+          })
+          expect(streamed.status).toBe(413)
+          expect(detailOf(streamed)).toMatch(/larger than 65536 bytes/)
+          // Just under the limit is read and decoded as usual.
+          const under = yield* send(server.url("/api/v2/auth/login"), {
+            method: "POST",
+            headers: json,
+            body: JSON.stringify({ email: "a@b.c", password: "x".repeat(60 * 1024) })
+          })
+          expect(under.status).toBe(400)
+          expect(detailOf(under)).toBe("LOGIN_BAD_CREDENTIALS")
+        }))
+
+      it.effect("only application/json bodies: forms, multipart (well-formed or not) and text are 415, nothing parsed", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const cases: ReadonlyArray<[string, string]> = [
+            ["application/x-www-form-urlencoded", "email=a%40b.c&password=x"],
+            ["multipart/form-data; boundary=xx", '--xx\r\nContent-Disposition: form-data; name="email"\r\n\r\na@b.c\r\n--xx--\r\n'],
+            ["multipart/form-data; boundary=xx", "garbage that is no multipart at all"],
+            ["multipart/form-data", "--"],
+            ["text/plain", '{"email":"a@b.c","password":"x"}']
+          ]
+          for (const [type, body] of cases) {
+            const answer = yield* send(server.url("/api/v2/auth/login"), { method: "POST", headers: { "content-type": type }, body })
+            expect([type, answer.status]).toEqual([type, 415])
+            expect(detailOf(answer)).toMatch(/must be JSON/)
+          }
+          const untyped = yield* send(server.url("/api/v2/chat/dm"), { method: "POST", body: '{"enabled":true}' })
+          expect(untyped.status).toBe(415)
+          // A charset parameter is still JSON.
+          const charset = yield* send(server.url("/api/v2/auth/login"), {
+            method: "POST",
+            headers: { "content-type": "application/json; charset=utf-8" },
+            body: JSON.stringify({ email: "a@b.c", password: "x" })
+          })
+          expect(charset.status).toBe(400)
+          expect(detailOf(charset)).toBe("LOGIN_BAD_CREDENTIALS")
+        }))
+
+      it.effect("deep nesting (10 KB of '[') and broken JSON are 400 with a detail, never 500", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          for (const [label, body] of [
+            ["valid, 5,000 deep", `${"[".repeat(5000)}${"]".repeat(5000)}`],
+            ["10 KB of [", "[".repeat(10 * 1024)],
+            ["objects 5,000 deep", `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`],
+            ["broken", '{"email": '],
+            ["an array", "[1,2,3]"]
+          ] as const) {
+            for (const path of ["/api/v2/auth/login", "/api/v2/chat/dm"]) {
+              const answer = yield* send(server.url(path), { method: "POST", headers: json, body })
+              const expected = path.endsWith("/dm") && label === "an array" ? 401 : 400
+              expect([label, path, answer.status]).toEqual([label, path, expected])
+              expect(typeof detailOf(answer)).toBe("string")
+            }
+          }
+        }))
+
+      it.effect("undecodable requests name the field in plain words", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const cases: ReadonlyArray<[unknown, string]> = [
+            [{}, "email: is missing"],
+            [{ email: "a@b.c" }, "password: is missing"],
+            [{ email: 5, password: "x" }, "email: expected a string, got 5"],
+            [[1, 2], "body: expected an object, got [1,2]"]
+          ]
+          for (const [body, detail] of cases) {
+            const answer = yield* send(server.url("/api/v2/auth/login"), { method: "POST", headers: json, body: JSON.stringify(body) })
+            expect(answer.status).toBe(400)
+            expect(JSON.parse(answer.text)).toEqual({ detail })
+          }
+        }))
+
+      it.effect("Node's parser errors and CONNECT are answered with a JSON {detail}", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const cases: ReadonlyArray<[string, string, number]> = [
+            ["bad request line", "GARBAGE\r\n\r\n", 400],
+            ["bad version", "GET / HTTP/9.9\r\nHost: x\r\n\r\n", 400],
+            ["headers over the limit", `GET /api/v2/health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431],
+            ["bad content-length", "POST /api/v2/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 400],
+            ["CONNECT", "CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n", 405]
+          ]
+          for (const [label, bytes, status] of cases) {
+            const answer = yield* raw(server.origin, bytes)
+            expect([label, answer.status]).toEqual([label, status])
+            expect([label, answer.head]).toEqual([label, expect.stringMatching(/content-type: application\/json/i)])
+            expect([label, answer.head]).toEqual([label, expect.stringMatching(/x-content-type-options: nosniff/i)])
+            expect(typeof detailOf(answer)).toBe("string")
+          }
+        }))
+
+      it.effect("/metrics: Prometheus text of every Effect metric — requests, latency, cache tiers, upstream calls", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          yield* send(server.url("/api/v2/health"))
+          const cell = freshCell()
+          yield* send(server.url(`/api/v2/grade?${cell}`))
+          const answer = yield* send(server.url("/metrics"))
+          expect(answer.status).toBe(200)
+          expect(answer.headers["content-type"]).toMatch(/^text\/plain; version=0\.0\.4/)
+          const text = answer.text
+          expect(text).toContain("# TYPE http_requests_total counter")
+          expect(sampleValue(text, 'http_requests_total{method="GET",route="/api/v2/health",status="200"}')).toBeGreaterThan(0)
+          expect(text).toContain("# TYPE http_request_duration_seconds histogram")
+          expect(text).toMatch(/^http_request_duration_seconds_bucket\{le="\+Inf",route="\/api\/v2\/grade"\} \d+$/m)
+          expect(sampleValue(text, 'http_cache_answers_total{tier="built"}')).toBeGreaterThan(0)
+          // packages/weather's own metrics, with no wiring here.
+          expect(text).toMatch(/^weather_upstream_calls\S* \d+/m)
+          // Only direct loopback clients: a request relayed by a proxy is refused.
+          const relayed = yield* send(server.url("/metrics"), { headers: { "x-forwarded-for": "203.0.113.9" } })
+          expect(relayed.status).toBe(403)
+          expect(detailOf(relayed)).toMatch(/METRICS_PUBLIC=1/)
+        }))
+    })
+  })
+
+  describe(`an https deployment under BASE_PATH on ${backend.name}`, () => {
+    layer(world(backend, { PUBLIC_ORIGIN: "https://grades.example.org", BASE_PATH: "/grades", METRICS_PUBLIC: "1" }), {
+      timeout: 120_000
+    })((it) => {
+      it.effect("cookies are Secure and HSTS is sent whatever the client's headers say; /metrics sits under BASE_PATH", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          yield* createUser("https@example.org", "correct horse")
+          for (const headers of [{}, { "x-forwarded-proto": "http" }]) {
+            const login = yield* send(server.url("/grades/api/v2/auth/login"), {
+              method: "POST",
+              headers: { ...json, ...headers },
+              body: JSON.stringify({ email: "https@example.org", password: "correct horse" })
+            })
+            expect(login.status).toBe(204)
+            expect(String(login.headers["set-cookie"])).toMatch(/; Secure/)
+            expect(login.headers["strict-transport-security"]).toMatch(/^max-age=/)
+            expect(login.headers["cache-control"]).toBe("no-store")
+          }
+          const start = yield* send(server.url("/grades/api/v2/oauth/chat/login/start"))
+          expect(start.headers["cache-control"]).toBe("no-store")
+          const metrics = yield* send(server.url("/grades/metrics"), { headers: { "x-forwarded-for": "203.0.113.9" } })
+          expect(metrics.status).toBe(200)
+          expect(metrics.text).toContain("http_requests_total")
+        }))
+    })
+  })
+}
+
+describe("the access log", () => {
+  const pglite = backends.find((b) => b.name === "pglite")!
+  const logs: Array<string> = []
+  layer(world(pglite, {}, logs), { timeout: 120_000 })((it) => {
+    it.effect("one line per request: method, path without secrets, status, duration", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const from = logs.length
+        const access = () => logs.slice(from).filter((l) => l.includes("access=true"))
+        yield* send(server.url("/api/v2/health?probe=1"))
+        yield* send(server.url("/api/v2/oauth/chat/callback?code=SECRETCODE&state=SECRETSTATE&lat=1"))
+        yield* send(server.url("/api/v2/auth/login"), { method: "POST", headers: { "content-type": "text/plain" }, body: "x" })
+        // The line is written when the answer ends; give the event loop a turn.
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
+        const lines = access()
+        expect(lines).toHaveLength(3)
+        expect(lines[0]).toMatch(/method=GET/)
+        expect(lines[0]).toMatch(/status=200/)
+        expect(lines[0]).toMatch(/duration_ms=\d+(\.\d)?/)
+        expect(lines[0]).toContain(`path="/api/v2/health?probe=[redacted]"`)
+        expect(lines[1]).toContain("lat=1")
+        expect(lines[1]).toContain("code=[redacted]")
+        expect(lines[1]).toContain("state=[redacted]")
+        expect(lines.join("\n")).not.toMatch(/SECRETCODE|SECRETSTATE/)
+        expect(lines[2]).toMatch(/method=POST/)
+        expect(lines[2]).toMatch(/status=415/)
+      }))
+  })
+})

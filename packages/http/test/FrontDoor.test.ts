@@ -1,0 +1,76 @@
+/**
+ * The front door's server, on its own: the handler is in place before the socket listens, the
+ * limits are set deliberately (not Node's), and a client too slow with its headers or its body gets
+ * a JSON 408 instead of Node's empty answer.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { connect } from "node:net"
+import type { AddressInfo } from "node:net"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as FrontDoor from "../src/FrontDoor.js"
+import * as ResponseIndex from "../src/ResponseIndex.js"
+
+const options = (timeouts: FrontDoor.Timeouts) => ({
+  basePath: "",
+  publicOriginHttps: false,
+  responses: ResponseIndex.make(),
+  timeouts
+})
+
+/** An app that answers once it has the whole body. */
+const ok = (req: IncomingMessage, res: ServerResponse) => {
+  req.resume()
+  req.on("end", () => {
+    res.writeHead(200, { "content-type": "application/json" })
+    res.end("{}")
+  })
+}
+
+/** Sends `bytes`, keeps the connection open, resolves with what the server says before closing it. */
+const slowClient = (port: number, bytes: string) =>
+  new Promise<{ text: string; ms: number }>((done, fail) => {
+    const started = Date.now()
+    const socket = connect(port, "127.0.0.1", () => socket.write(bytes))
+    const chunks: Array<Buffer> = []
+    socket.on("data", (c: Buffer) => chunks.push(c))
+    socket.on("error", fail)
+    socket.on("close", () => done({ text: Buffer.concat(chunks).toString(), ms: Date.now() - started }))
+  })
+
+describe("FrontDoor", () => {
+  it("the limits are chosen, not Node's defaults (60 s headers, 300 s request, 5 s keep-alive)", () => {
+    const server = FrontDoor.makeServer(options(FrontDoor.TIMEOUTS), ok, () => {})
+    expect(server.headersTimeout).toBe(10_000)
+    expect(server.requestTimeout).toBe(30_000)
+    expect(server.keepAliveTimeout).toBe(65_000)
+    // The handler is there before the server listens: no moment without the app.
+    expect(server.listening).toBe(false)
+    expect(server.listenerCount("request")).toBe(1)
+  })
+
+  it.effect("headers or a body too slow: 408 with a JSON detail", () =>
+    Effect.gen(function* () {
+      const server = FrontDoor.makeServer(
+        options({ headersMs: 300, requestMs: 600, keepAliveMs: 1_000, checkMs: 100 }),
+        ok,
+        () => {}
+      )
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => server.close())
+      )
+      const port = (server.address() as AddressInfo).port
+      const headers = yield* Effect.promise(() => slowClient(port, "GET / HTTP/1.1\r\nHost: x\r\n"))
+      expect(headers.text).toMatch(/^HTTP\/1\.1 408 /)
+      expect(headers.text).toMatch(/content-type: application\/json/i)
+      expect(JSON.parse(headers.text.slice(headers.text.indexOf("\r\n\r\n") + 4))).toEqual({
+        detail: expect.stringMatching(/not received in time/)
+      })
+      expect(headers.ms).toBeLessThan(5_000)
+      const body = yield* Effect.promise(() =>
+        slowClient(port, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{")
+      )
+      expect(body.text).toMatch(/^HTTP\/1\.1 408 /)
+    }).pipe(Effect.scoped))
+})
