@@ -9,7 +9,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http"
 import { connect } from "node:net"
 import { describe, expect, layer } from "@effect/vitest"
 import { PasswordHasher, Users } from "@climate-grade/core"
-import { backends, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { backends, Chromium, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -385,6 +385,25 @@ describe("the access log", () => {
         expect(lines.join("\n")).not.toMatch(/SECRETCODE|SECRETSTATE/)
         expect(lines[2]).toMatch(/method=POST/)
         expect(lines[2]).toMatch(/status=415/)
+      }))
+  })
+})
+
+describe.skipIf(!Chromium.available())("the docs page in Chromium", () => {
+  const pglite = backends.find((b) => b.name === "pglite")!
+  layer(Layer.merge(world(pglite), Chromium.layer), { timeout: 120_000 })((it) => {
+    it.effect("renders the API reference under its CSP, with no violation", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { context, log, page } = yield* Effect.promise(() => Chromium.openPage(browser))
+        yield* Effect.promise(async () => {
+          await page.goto(server.url("/api/v2/docs"), { waitUntil: "load" })
+          // Scalar renders from its inline bundle; the operations appear once it ran.
+          await page.getByText("/api/v2/health").first().waitFor({ timeout: 30_000 })
+        })
+        expect(Chromium.cspViolations(log)).toEqual([])
+        yield* Effect.promise(() => context.close())
       }))
   })
 })
