@@ -45,7 +45,8 @@ export const docsPolicy = (html: Uint8Array): string => {
     }
     policy = [
       "default-src 'self'",
-      `script-src 'self' ${hashes.join(" ")}`,
+      // Scalar compiles a WebAssembly module; 'wasm-unsafe-eval' admits that and no JavaScript eval.
+      `script-src 'self' 'wasm-unsafe-eval' ${hashes.join(" ")}`,
       "style-src 'self' 'unsafe-inline'",
       "img-src 'self' data:",
       "font-src 'self' data:",
