@@ -32,9 +32,20 @@ export interface Timeouts {
   readonly keepAliveMs: number
   /** How often Node looks for connections past those limits. */
   readonly checkMs: number
+  /**
+   * On shutdown, how long answers still being written may take before their connections are cut
+   * (a client that stops reading a large answer would otherwise hold the close forever).
+   */
+  readonly drainMs: number
 }
 
-export const TIMEOUTS: Timeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 65_000, checkMs: 1_000 }
+export const TIMEOUTS: Timeouts = {
+  headersMs: 10_000,
+  requestMs: 30_000,
+  keepAliveMs: 65_000,
+  checkMs: 1_000,
+  drainMs: 10_000
+}
 
 export interface FrontDoorOptions {
   readonly basePath: string
@@ -175,7 +186,17 @@ export const make = <E, R>(
     const log = AccessLog.writer(Runtime.runFork(runtime))
     const appHandler = yield* NodeHttpServer.makeHandler(app)
     const server = makeServer(options, appHandler, log)
-    return yield* Effect.orDie(NodeHttpServer.make(() => server, { port: options.port, host: options.host }))
+    const http = yield* Effect.orDie(NodeHttpServer.make(() => server, { port: options.port, host: options.host }))
+    // Runs before the platform's own finalizer, which closes the server and waits for every
+    // connection: idle ones close at once, the rest get `drainMs` to finish.
+    const drainMs = (options.timeouts ?? TIMEOUTS).drainMs
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        server.closeIdleConnections()
+        setTimeout(() => server.closeAllConnections(), drainMs).unref()
+      })
+    )
+    return http
   })
 
 /** What the platform's apps need from the node side (HTTP platform, ETags, file system, path). */

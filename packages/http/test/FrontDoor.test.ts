@@ -52,7 +52,7 @@ describe("FrontDoor", () => {
   it.effect("headers or a body too slow: 408 with a JSON detail", () =>
     Effect.gen(function* () {
       const server = FrontDoor.makeServer(
-        options({ headersMs: 300, requestMs: 600, keepAliveMs: 1_000, checkMs: 100 }),
+        options({ headersMs: 300, requestMs: 600, keepAliveMs: 1_000, checkMs: 100, drainMs: 1_000 }),
         ok,
         () => {}
       )
