@@ -137,7 +137,8 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
       })
     )
   ).pipe(
-    Layer.merge(drainLayer),
+    // Built on the server, so released before it: the log line precedes the close.
+    (serving) => Layer.provideMerge(drainLayer, serving),
     // The operator channel of the embedded database this process owns (not of a test's database).
     Layer.merge(
       database === undefined && config.database._tag === "Embedded" ? Control.layer(config.database.dataDir) : Layer.empty
