@@ -1,0 +1,178 @@
+/**
+ * How the main page loads, in Chromium on the real server with fake upstreams (CONTRACT.md §7–§8):
+ * one `/cell` request for a shared link, then the eight neighbours warmed with `prefetch=1` at
+ * least 1.1 s apart; a reload revalidates (304s) and draws from the stored copy; with the API cut
+ * the page says "offline" and still shows the data; no inline script is needed (no CSP violation).
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { TestServer } from "@climate-grade/server/test/TestServer"
+import { Chromium } from "@climate-grade/testing"
+import * as Effect from "effect/Effect"
+import type { Page, Response } from "playwright-core"
+import { siteWorld } from "./support/SiteWorld.js"
+
+interface Seen {
+  readonly path: string
+  readonly query: URLSearchParams
+  readonly at: number
+  readonly ifNoneMatch: string | undefined
+  status?: number
+}
+
+/** Every request the page makes to the API, with when it started and how it was answered. */
+const watchApi = (page: Page) => {
+  const seen: Array<Seen> = []
+  page.on("request", (request) => {
+    const url = new URL(request.url())
+    if (!url.pathname.includes("/api/v2/")) return
+    const entry: Seen = {
+      path: url.pathname.replace(/^.*\/api\/v2/, ""),
+      query: url.searchParams,
+      at: Date.now(),
+      ifNoneMatch: request.headers()["if-none-match"]
+    }
+    seen.push(entry)
+    request.response().then(
+      (r) => {
+        if (r !== null) entry.status = r.status()
+      },
+      () => undefined
+    )
+  })
+  return seen
+}
+
+const waitForGrades = (page: Page) => page.locator(".grade-card").nth(2).waitFor({ timeout: 30_000 })
+
+/** Polls (cheaply) until `ok` holds, so a test waits only as long as the page needs. */
+const until = (ok: () => boolean, timeoutMs: number, what: string) =>
+  Effect.promise(async () => {
+    const end = Date.now() + timeoutMs
+    while (!ok()) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  })
+
+const opened = (browser: Chromium.Chromium["Type"]) =>
+  Effect.acquireRelease(Effect.promise(() => Chromium.openPage(browser)), ({ context }) => Effect.promise(() => context.close()))
+
+let counter = 0
+/** A cell no other test here touches. */
+const freshPlace = () => {
+  counter++
+  return { lat: (-20 - counter * 1.5 + 0.1).toFixed(2), lon: (100 + counter * 2.75).toFixed(2) }
+}
+
+layer(siteWorld(), { timeout: 180_000 })("loading the main page", (it) => {
+  describe("a shared link", () => {
+    it.scoped(
+      "makes exactly one /cell request, then warms the eight neighbours with prefetch=1, 1.1 s or more apart",
+      () =>
+        Effect.gen(function* () {
+          const { url } = yield* TestServer
+          const browser = yield* Chromium.Chromium
+          const { lat, lon } = freshPlace()
+          const { log, page } = yield* opened(browser)
+          const seen = watchApi(page)
+          yield* Effect.promise(async () => {
+            await page.goto(url(`/?lat=${lat}&lon=${lon}`))
+            await waitForGrades(page)
+          })
+          const prefetches = () => seen.filter((s) => s.path === "/cell" && s.query.get("prefetch") === "1")
+          yield* until(() => prefetches().length >= 8, 30_000, "eight prefetch requests")
+          // Nothing more is asked for: a short grace for a stray ninth.
+          yield* Effect.promise(() => page.waitForTimeout(300))
+          const data = seen.filter((s) => s.path !== "/places")
+          const first = data.filter((s) => s.query.get("prefetch") !== "1")
+          expect(first.map((s) => s.path)).toEqual(["/cell"])
+          expect(Number(first[0]!.query.get("lat"))).toBe(Math.round(Number(lat) * 4) / 4)
+          expect(prefetches()).toHaveLength(8)
+          // The eight neighbours of the cell, each once.
+          const cellLat = Math.round(Number(lat) * 4) / 4
+          const cellLon = Math.round(Number(lon) * 4) / 4
+          const neighbours = prefetches().map((s) => {
+            const dLat = Math.round((Number(s.query.get("lat")) - cellLat) * 4)
+            const dLon = Math.round((Number(s.query.get("lon")) - cellLon) * 4)
+            return `${dLat},${dLon}`
+          })
+          expect(new Set(neighbours)).toEqual(new Set(["-1,-1", "-1,0", "-1,1", "0,-1", "0,1", "1,-1", "1,0", "1,1"]))
+          const starts = prefetches().map((s) => s.at)
+          for (let i = 1; i < starts.length; i++) {
+            // Starts are stamped a little after the page issues them; allow that jitter.
+            expect(starts[i]! - starts[i - 1]!, `prefetch ${i}`).toBeGreaterThanOrEqual(1_050)
+          }
+          expect(starts[0]! - first[0]!.at).toBeGreaterThanOrEqual(0)
+          expect(Chromium.cspViolations(log)).toEqual([])
+          expect(log.errors).toEqual([])
+        })
+    )
+
+    it.scoped("a reload revalidates the page, its assets and the data (304s) and draws the stored copy", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { lat, lon } = freshPlace()
+        const { page } = yield* opened(browser)
+        yield* Effect.promise(async () => {
+          await page.goto(url(`/?lat=${lat}&lon=${lon}`))
+          await waitForGrades(page)
+        })
+        const headline = yield* Effect.promise(() => page.locator(".grade-card").first().textContent())
+        const seen = watchApi(page)
+        const responses: Array<Response> = []
+        page.on("response", (r) => responses.push(r))
+        yield* Effect.promise(async () => {
+          await page.reload()
+          await waitForGrades(page)
+        })
+        expect(yield* Effect.promise(() => page.locator(".grade-card").first().textContent())).toBe(headline)
+        yield* until(() => seen.some((s) => s.path === "/cell" && s.status !== undefined), 10_000, "the /cell answer")
+        const cell = seen.find((s) => s.path === "/cell" && s.query.get("prefetch") !== "1")!
+        expect(cell.ifNoneMatch).toMatch(/^W\/"/)
+        expect(cell.status).toBe(304)
+        // The page, its scripts and styles and the map: revalidated with If-None-Match and answered 304
+        // (Chromium reports a revalidated navigation as its cached 200, so the request says it).
+        const site = responses.filter((r) => !r.url().includes("/api/v2/"))
+        const revalidated = yield* Effect.promise(() =>
+          Promise.all(
+            site.map(async (r) => ({
+              path: new URL(r.url()).pathname,
+              status: r.status(),
+              ifNoneMatch: (await r.request().allHeaders())["if-none-match"]
+            }))
+          )
+        )
+        expect(revalidated.map((r) => r.path)).toEqual(expect.arrayContaining(["/"]))
+        expect(revalidated.some((r) => r.path.endsWith(".js"))).toBe(true)
+        for (const r of revalidated.filter((r) => /^\/$|\.(js|css|json)$/.test(r.path))) {
+          expect(r.status === 304 || r.ifNoneMatch !== undefined, r.path).toBe(true)
+        }
+        expect(revalidated.filter((r) => r.path.startsWith("/assets/") && /\.(js|css)$/.test(r.path)).every((r) => r.status === 304)).toBe(
+          true
+        )
+      }))
+
+    it.scoped("with the API cut, a reload says 'offline' and still shows the stored data", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { lat, lon } = freshPlace()
+        const { page } = yield* opened(browser)
+        yield* Effect.promise(async () => {
+          await page.goto(url(`/?lat=${lat}&lon=${lon}`))
+          await waitForGrades(page)
+        })
+        const cards = yield* Effect.promise(() => page.locator(".grade-card").allTextContents())
+        expect(yield* Effect.promise(() => page.getByText(/offline/i).count())).toBe(0)
+        yield* Effect.promise(async () => {
+          await page.route("**/api/v2/**", (route) => route.abort("internetdisconnected"))
+          await page.reload()
+          await page.getByText(/offline/i).first().waitFor({ timeout: 20_000 })
+        })
+        expect(yield* Effect.promise(() => page.getByText(/offline/i).first().isVisible())).toBe(true)
+        expect(yield* Effect.promise(() => page.locator(".grade-card").allTextContents())).toEqual(cards)
+        expect(yield* Effect.promise(() => page.getByRole("heading", { level: 1 }).textContent())).toBe("Testville, TL")
+      }))
+  })
+})
