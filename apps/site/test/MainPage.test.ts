@@ -181,6 +181,39 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
     )
   })
 
+  describe("my location", () => {
+    it.scoped("opens the browser's position when allowed, and says so plainly when refused", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const allowed = yield* Effect.acquireRelease(
+          Effect.promise(() =>
+            Chromium.openPage(browser, { geolocation: { latitude: 59.33, longitude: 18.07 }, permissions: ["geolocation"] })
+          ),
+          ({ context }) => Effect.promise(() => context.close())
+        )
+        yield* Effect.promise(async () => {
+          await allowed.page.goto(url("/"))
+          await allowed.page.getByRole("button", { name: "Use my location" }).click()
+          await waitForGrades(allowed.page)
+        })
+        const at = new URL(allowed.page.url())
+        expect([at.searchParams.get("lat"), at.searchParams.get("lon")]).toEqual(["59.33", "18.07"])
+        expect(yield* Effect.promise(() => allowed.page.locator(".place-title").textContent())).toContain("Cell 59.25°N 18.00°E")
+        const refused = yield* Effect.acquireRelease(
+          Effect.promise(() => Chromium.openPage(browser, { permissions: [] })),
+          ({ context }) => Effect.promise(() => context.close())
+        )
+        yield* Effect.promise(async () => {
+          await refused.page.goto(url("/"))
+          await refused.page.getByRole("button", { name: "Use my location" }).click()
+          await refused.page.getByText(/Location access was refused/).waitFor({ timeout: 10_000 })
+        })
+        expect(new URL(refused.page.url()).searchParams.get("lat")).toBe(null)
+      })
+    )
+  })
+
   describe("the calendar", () => {
     it.scoped("is a grid navigable by keyboard; each cell names date, value and percentile; Enter opens the day", () =>
       Effect.gen(function* () {
