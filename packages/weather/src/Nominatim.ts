@@ -139,15 +139,21 @@ export const makePorts = (config: NominatimConfig) =>
                 acceptJson: true
               })
             )
-            const answer = yield* Schema.decodeUnknown(Answer)(body).pipe(
-              Effect.mapError(() => new UpstreamFailure({ source: "geocoder", reason: "the answer has no address" }))
+            return yield* Upstream.unusable(
+              "geocoder",
+              config.url,
+              Effect.gen(function* () {
+                const answer = yield* Schema.decodeUnknown(Answer)(body).pipe(
+                  Effect.mapError(() => new UpstreamFailure({ source: "geocoder", reason: "the answer has no address" }))
+                )
+                if ("error" in answer) {
+                  return answer.error === "Unable to geocode"
+                    ? Cell.coordinateLabel(cell)
+                    : yield* new UpstreamFailure({ source: "geocoder", reason: answer.error.slice(0, 200) })
+                }
+                return labelOf(cell, answer.address)
+              })
             )
-            if ("error" in answer) {
-              return answer.error === "Unable to geocode"
-                ? Cell.coordinateLabel(cell)
-                : yield* new UpstreamFailure({ source: "geocoder", reason: answer.error.slice(0, 200) })
-            }
-            return labelOf(cell, answer.address)
           })
         ).pipe(Effect.withSpan("Nominatim.label", { attributes: { cell: cell.key } }))
     })

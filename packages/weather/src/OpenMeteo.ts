@@ -114,10 +114,16 @@ export const make = (config: OpenMeteoConfig) =>
         yield* Metric.incrementBy(Metric.tagged(costUnits, "endpoint", endpoint), cost)
         const total = (yield* Metric.value(Metric.tagged(costUnits, "endpoint", endpoint))).count
         yield* Effect.logInfo(`open-meteo ${endpoint}: ${days} days, ${cost.toFixed(2)} cost units (${total.toFixed(2)} since start)`)
-        const decoded = yield* Schema.decodeUnknown(DailyResponse)(body).pipe(
-          Effect.mapError(() => new UpstreamFailure({ source: endpoint, reason: "the answer is not Open-Meteo's daily shape" }))
+        return yield* Upstream.unusable(
+          endpoint,
+          url,
+          Effect.gen(function* () {
+            const decoded = yield* Schema.decodeUnknown(DailyResponse)(body).pipe(
+              Effect.mapError(() => new UpstreamFailure({ source: endpoint, reason: "the answer is not Open-Meteo's daily shape" }))
+            )
+            return { timezone: decoded.timezone, series: yield* toSeries(endpoint, decoded) }
+          })
         )
-        return { timezone: decoded.timezone, series: yield* toSeries(endpoint, decoded) }
       }).pipe(Effect.withSpan(`OpenMeteo.${endpoint}`))
 
     return WeatherSource.of({

@@ -107,3 +107,18 @@ export const json = (
     })
   )
 }
+
+/**
+ * An answer that came but cannot be used (not the expected shape, an error in the body): logged
+ * here once, like the transport's failures in `json`, so whoever reports the failure need not.
+ */
+export const unusable = <A, R>(
+  source: string,
+  url: string,
+  effect: Effect.Effect<A, UpstreamFailure, R>
+): Effect.Effect<A, UpstreamFailure, R> =>
+  Effect.tapError(effect, (error) =>
+    Effect.logWarning(`upstream ${source} (${hostOf(url)}) answered unusably: ${error.reason}`).pipe(
+      Effect.annotateLogs({ upstream: source, host: hostOf(url), error: error._tag })
+    )
+  )

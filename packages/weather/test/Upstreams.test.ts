@@ -182,6 +182,14 @@ describe("upstream failures are logged once with their cause; cost units only fo
       const ok = yield* capturingLogs(source.archive(berlin, day("2026-01-01"), day("2026-01-31")))
       expect(ok.lines).toEqual([expect.stringMatching(/^INFO open-meteo archive: 31 days, 1\.00 cost units/)])
       expect((yield* Metric.value(archiveUnits)).count).toBe(before + 1)
+
+      // An answer that came but cannot be used cost its units and is logged once, by the client.
+      fake.timezone = "Mars/Olympus_Mons"
+      const odd = yield* capturingLogs(Effect.flip(source.archive(berlin, day("2026-01-01"), day("2026-01-31"))))
+      fake.timezone = "Europe/Berlin"
+      expect(odd.lines.filter((l) => l.startsWith("WARN"))).toEqual([
+        expect.stringMatching(/^WARN upstream archive \(127\.0\.0\.1:\d+\) answered unusably: unknown time zone: Mars\/Olympus_Mons/)
+      ])
     }))
 })
 

@@ -51,7 +51,7 @@ export const make = ({ store, source, cache, guard }: Deps) => {
               onNone: () => Effect.fail(error),
               onSome: (last) =>
                 Effect.gen(function* () {
-                  yield* Effect.logWarning(`forecast refetch failed for ${cell.key}; keeping the last`, error)
+                  yield* Effect.logWarning(`forecast refetch failed for ${cell.key} (${error._tag}); keeping the last`)
                   yield* store.markForecastChecked(cell, now)
                   cache.patch(record, { forecastCheckedAt: now })
                   return { ...last, checkedAt: now }

@@ -80,7 +80,8 @@ export const make = ({ store, source, cache, guard, historyStart }: Deps) => {
           // What is held is still served; the attempt counts, so the upstream is asked at most hourly.
           Effect.catchAll((error) =>
             Effect.gen(function* () {
-              yield* Effect.logWarning(`history top-up failed for ${cell.key}; serving what is held`, error)
+              // The failure and its cause were logged where it happened (the adapter); this says what was done.
+              yield* Effect.logWarning(`history top-up failed for ${cell.key} (${error._tag}); serving what is held`)
               yield* store.markHistoryChecked(cell, now)
               cache.patch(record, { historyCheckedAt: now })
               return newest

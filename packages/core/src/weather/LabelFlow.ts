@@ -31,7 +31,7 @@ export const make = ({ store, geocoder, cache }: Deps) => {
             )
           ),
           Effect.catchAll((error) =>
-            Effect.as(Effect.logWarning(`reverse geocoding failed for ${cell.key}; the cell stays unlabeled`, error), null)
+            Effect.as(Effect.logWarning(`reverse geocoding failed for ${cell.key} (${error._tag}); the cell stays unlabeled`), null)
           )
         )
       })
