@@ -28,7 +28,16 @@ const startProcess = (args: Array<string>, env: Record<string, string>) =>
     const onData = (chunk: Buffer) => {
       output += chunk
       const match = /Listening on http:\/\/[^:]+:(\d+)|^PORT (\d+)$/m.exec(output)
-      if (match !== null) done({ child, port: Number(match[1] ?? match[2]) })
+      if (match !== null) {
+        // From here on the service writes an access-log line per request: drain them unread,
+        // rather than growing and searching a string in the load generator's own process.
+        child.stdout!.off("data", onData)
+        child.stderr!.off("data", onData)
+        child.stdout!.resume()
+        child.stderr!.resume()
+        output = output.slice(-2_000)
+        done({ child, port: Number(match[1] ?? match[2]) })
+      }
     }
     child.stdout!.on("data", onData)
     child.stderr!.on("data", onData)

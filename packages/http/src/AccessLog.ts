@@ -5,7 +5,16 @@
  * callback's `code` and `state`, or anything a client adds, are logged as `[redacted]`.
  */
 import { OpenApi } from "@effect/platform"
-import * as Effect from "effect/Effect"
+import * as Cause from "effect/Cause"
+import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
+import * as HashMap from "effect/HashMap"
+import * as List from "effect/List"
+import type * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import type * as LogSpan from "effect/LogSpan"
+import type * as Runtime from "effect/Runtime"
 import { API_PREFIX, Api } from "./Api.js"
 import { innerPath } from "./SecurityHeaders.js"
 
@@ -39,16 +48,37 @@ export const loggablePath = (url: string): string => {
 
 export type Writer = (method: string, path: string, status: number, durationMs: number) => void
 
-export const writer =
-  (run: <A, E>(effect: Effect.Effect<A, E>) => unknown): Writer =>
-  (method, path, status, durationMs) => {
+/**
+ * Writes through the loggers of `runtime` (the deployment's: `LOG_FORMAT`, or a test's capture)
+ * directly, as `Effect.logInfo` would, without starting a fiber per request: on the response
+ * index's fast path a fiber per line cost more than the answer itself (bench:http a fell from
+ * 0.62× to 0.20× of a bare server).
+ */
+export const writer = (runtime: Runtime.Runtime<never>): Writer => {
+  const refs = runtime.fiberRefs
+  const loggers = FiberRefs.getOrDefault(refs, FiberRef.currentLoggers)
+  const enabled = !LogLevel.greaterThan(FiberRefs.getOrDefault(refs, FiberRef.currentMinimumLogLevel), LogLevel.Info)
+  const base = FiberRefs.getOrDefault(refs, FiberRef.currentLogAnnotations)
+  const spans = List.empty<LogSpan.LogSpan>()
+  return (method, path, status, durationMs) => {
+    if (!enabled) return
     const ms = Math.round(durationMs * 10) / 10
-    run(
-      Effect.logInfo(`${method} ${path} ${status} ${ms}ms`).pipe(
-        Effect.annotateLogs({ access: true, method, path, status, duration_ms: ms })
-      )
-    )
+    const options: Logger.Logger.Options<unknown> = {
+      fiberId: FiberId.none,
+      logLevel: LogLevel.Info,
+      message: `${method} ${path} ${status} ${ms}ms`,
+      cause: Cause.empty,
+      context: refs,
+      spans,
+      annotations: HashMap.union(
+        base,
+        HashMap.make(["access", true], ["method", method], ["path", path], ["status", status], ["duration_ms", ms])
+      ),
+      date: new Date()
+    }
+    for (const logger of loggers) logger.log(options)
   }
+}
 
 /**
  * The route template a request matched, for metric labels (a bounded set, unlike raw paths):

@@ -12,7 +12,6 @@ import type { Duplex } from "node:stream"
 import type { HttpApp, HttpServer, HttpServerRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
-import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as AccessLog from "./AccessLog.js"
 import * as HttpMetrics from "./HttpMetrics.js"
@@ -183,7 +182,7 @@ export const make = <E, R>(
   Effect.gen(function* () {
     // The handler exists before the server does.
     const runtime = yield* Effect.runtime<never>()
-    const log = AccessLog.writer(Runtime.runFork(runtime))
+    const log = AccessLog.writer(runtime)
     const appHandler = yield* NodeHttpServer.makeHandler(app)
     const server = makeServer(options, appHandler, log)
     const http = yield* Effect.orDie(NodeHttpServer.make(() => server, { port: options.port, host: options.host }))
