@@ -89,6 +89,39 @@ const Welcome = () => (
   </div>
 )
 
+/** Any day of the record or the forecast, e.g. a birthday in 1975. */
+const DatePicker = ({ selected, min, max }: { selected: string | null; min: string; max: string }) => {
+  const value = useSignal(selected ?? "")
+  const submit = (event: Event) => {
+    event.preventDefault()
+    if (/^\d{4}-\d{2}-\d{2}$/.test(value.value)) pickDate(value.value)
+  }
+  return (
+    <form class="datepicker" onSubmit={submit}>
+      <label>
+        Show another day
+        <input
+          type="date"
+          min={min}
+          max={max}
+          value={value.value}
+          onInput={(e) => {
+            value.value = (e.currentTarget as HTMLInputElement).value
+          }}
+        />
+      </label>
+      <button type="submit" class="button">
+        Open day
+      </button>
+      {selected !== null && selected !== today.value && (
+        <button type="button" class="button" onClick={() => go({ date: null })}>
+          Back to today
+        </button>
+      )}
+    </form>
+  )
+}
+
 const PlaceView = () => {
   const p = place.value!
   const u = units.value
@@ -120,13 +153,12 @@ const PlaceView = () => {
           {dayFailure.value !== null && <p class="error-text">That day could not be loaded: {dayFailure.value}</p>}
         </div>
         {day !== null && <DayView day={day.data} units={u} />}
-        {selected !== null && selected !== today.value && (
-          <p>
-            <button type="button" class="button" onClick={() => go({ date: null })}>
-              Back to today
-            </button>
-          </p>
-        )}
+        <DatePicker
+          key={selected ?? "today"}
+          selected={selected}
+          min={sinceYear === null ? "1940-01-01" : `${sinceYear}-01-01`}
+          max={p.forecast?.data.days.at(-1)?.date ?? todayDay.date}
+        />
       </Section>
       <Section
         id="calendar"

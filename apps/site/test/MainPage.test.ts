@@ -95,6 +95,15 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
         const days = calls.filter((c) => c.startsWith("/api/v2/day"))
         expect(days).toHaveLength(1)
         expect(days[0]).toContain("date=2025-03-04")
+        // Any other day by its date, e.g. one from 1985; then back to today without a request.
+        yield* Effect.promise(async () => {
+          await page.getByLabel("Show another day").fill("1985-07-14")
+          await page.getByRole("button", { name: "Open day" }).click()
+          await page.getByRole("heading", { name: "The day: Sun 14 July 1985" }).waitFor({ timeout: 20_000 })
+          await page.getByRole("button", { name: "Back to today" }).click()
+          await page.waitForURL((u) => u.searchParams.get("date") === null)
+        })
+        expect(calls.filter((c) => c.startsWith("/api/v2/day"))).toHaveLength(2)
       })
     )
   })
