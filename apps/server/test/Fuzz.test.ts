@@ -29,6 +29,7 @@ const world = (backend: (typeof backends)[number]) =>
         WEATHER_ARCHIVE_URL: weather.archiveUrl,
         WEATHER_FORECAST_URL: weather.forecastUrl,
         GEOCODER_URL: geocoder.reverseUrl,
+        GEOCODER_SEARCH_URL: geocoder.searchUrl,
         GEOCODER_USER_AGENT: "climate-grade/fuzz",
         HISTORY_START: "2015-01-01",
         CHAT_CLIENT_ID: chat.clientId,
