@@ -29,7 +29,7 @@ beforeAll(async () => {
   bundle = built.outputFiles[0]!.text
   world = await startWorld()
   browser = await Chromium.launch()
-}, 90_000)
+}, 180_000)
 afterAll(async () => {
   await browser?.close()
   await world?.stop()
@@ -85,4 +85,4 @@ it.skipIf(!Chromium.available())("in Chromium: IndexedDB keeps copies across pag
   await context.setOffline(true)
   expect(await run("offline")).toEqual({ sources: ["stale", "stale"], label: "Testville, TL" })
   await context.close()
-}, 60_000)
+}, 180_000)

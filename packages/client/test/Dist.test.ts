@@ -22,7 +22,7 @@ beforeAll(async () => {
   outside = mkdtempSync(join(tmpdir(), "climate-grade-client-"))
   copyFileSync(join(packageDir, "dist", "index.js"), join(outside, "index.js"))
   world = await startWorld()
-}, 90_000)
+}, 180_000)
 afterAll(async () => {
   await world?.stop()
   if (outside !== undefined) rmSync(outside, { recursive: true, force: true })
@@ -72,4 +72,4 @@ it("a Node script outside the repository imports dist/index.js and drives the se
     ["/api/v2/day?date=2024-13-01&lat=48.25&lon=11.50", 400]
   ])
   expect(out.calls.every((c: { cache: string }) => c.cache === "no-store")).toBe(true)
-}, 90_000)
+}, 180_000)

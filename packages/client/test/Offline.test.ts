@@ -9,7 +9,7 @@ import { hang, recorder, startWorld, type World } from "./support/World.js"
 let world: World
 beforeAll(async () => {
   world = await startWorld()
-}, 60_000)
+}, 180_000)
 afterAll(() => world?.stop())
 
 describe("offline", () => {

@@ -11,7 +11,7 @@ import { hang, type Recorded, recorder, sleep, startWorld, until, type World } f
 let world: World
 beforeAll(async () => {
   world = await startWorld()
-}, 60_000)
+}, 180_000)
 afterAll(() => world?.stop())
 
 const isPrefetch = (c: Recorded) => c.url.pathname === "/api/v2/cell" && c.url.searchParams.get("prefetch") === "1"
