@@ -18,10 +18,10 @@ const program = Effect.gen(function* () {
     WEATHER_ARCHIVE_URL: weather.archiveUrl,
     WEATHER_FORECAST_URL: weather.forecastUrl,
     GEOCODER_URL: geocoder.reverseUrl,
+    GEOCODER_SEARCH_URL: geocoder.searchUrl,
     GEOCODER_USER_AGENT: "climate-grade/preview",
     ...(process.env.BASE_PATH === undefined ? {} : { BASE_PATH: process.env.BASE_PATH })
   }
-  if ("searchUrl" in geocoder && typeof geocoder.searchUrl === "string") env.GEOCODER_SEARCH_URL = geocoder.searchUrl
   const server = testServerLayer(env, backends[0]!.layer)
   yield* Effect.gen(function* () {
     const { origin, config } = yield* TestServer

@@ -8,7 +8,7 @@ import { Chromium } from "@climate-grade/testing"
 import { TestServer } from "@climate-grade/server/test/TestServer"
 import * as Effect from "effect/Effect"
 import type { Page, Request } from "playwright-core"
-import { siteWorld } from "./support/SiteWorld.js"
+import { siteWorld, Upstreams } from "./support/SiteWorld.js"
 
 /** A cell no other test here touches, so each test starts cold on the server and in the browser. */
 let counter = 0
@@ -154,6 +154,49 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
           await page.waitForURL((u) => u.searchParams.get("lon") === picked.searchParams.get("lon"))
           await page.locator(".place-title").getByText(/Cell 0\.\d\d°/).waitFor()
         })
+      })
+    )
+
+    it.scoped("the Place search asks on submit only, lists what it finds, and a pick opens that place", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const { geocoder } = yield* Upstreams
+        const browser = yield* Chromium.Chromium
+        // The service asks Nominatim with the query normalised (trimmed, lower-cased) so answers can be shared.
+        geocoder.searches.set("lisbon", [
+          { display_name: "Lisboa, Portugal", lat: "38.7077", lon: "-9.1366", name: "Lisboa" },
+          { display_name: "Lisbon, Maine, United States", lat: "44.0312", lon: "-70.1045", name: "Lisbon" }
+        ])
+        geocoder.searches.set("nowhere at all", [])
+        const { page } = yield* Effect.acquireRelease(
+          Effect.promise(() => Chromium.openPage(browser)),
+          ({ context }) => Effect.promise(() => context.close())
+        )
+        const calls = apiCalls(page)
+        yield* Effect.promise(async () => {
+          await page.goto(url("/"))
+          await page.getByLabel("Place", { exact: true }).fill("Nowhere at all")
+          await page.waitForTimeout(300)
+        })
+        // Typing alone asks nothing (Nominatim forbids autocomplete).
+        expect(calls.filter((c) => c.startsWith("/api/v2/places"))).toEqual([])
+        yield* Effect.promise(async () => {
+          await page.getByLabel("Place", { exact: true }).press("Enter")
+          await page.getByText("No place found for “Nowhere at all”").waitFor({ timeout: 10_000 })
+          await page.getByLabel("Place", { exact: true }).fill("Lisbon")
+          await page.getByRole("button", { name: "Search" }).click()
+          await page.getByRole("list", { name: "Search results" }).getByRole("link").nth(1).waitFor({ timeout: 10_000 })
+        })
+        expect(calls.filter((c) => c.startsWith("/api/v2/places"))).toEqual(["/api/v2/places?q=Nowhere%20at%20all", "/api/v2/places?q=Lisbon"])
+        const results = page.getByRole("list", { name: "Search results" }).getByRole("link")
+        expect(yield* Effect.promise(() => results.allTextContents())).toEqual(["Lisboa, Portugal", "Lisbon, Maine, United States"])
+        yield* Effect.promise(async () => {
+          await results.nth(1).click()
+          await waitForGrades(page)
+        })
+        const at = new URL(page.url())
+        expect([at.searchParams.get("lat"), at.searchParams.get("lon")]).toEqual(["44.0312", "-70.1045"])
+        expect(yield* Effect.promise(() => page.locator(".place-title").textContent())).toContain("Cell 44.00°N 70.00°W")
       })
     )
 

@@ -32,12 +32,11 @@ export const siteWorld = (extraEnv: Readonly<Record<string, string>> = {}) =>
     Effect.gen(function* () {
       const weather = yield* FakeOpenMeteo.make
       const geocoder = yield* FakeNominatim.make
-      const search = (geocoder as { searchUrl?: unknown }).searchUrl
       const env: Record<string, string> = {
         WEATHER_ARCHIVE_URL: weather.archiveUrl,
         WEATHER_FORECAST_URL: weather.forecastUrl,
         GEOCODER_URL: geocoder.reverseUrl,
-        ...(typeof search === "string" ? { GEOCODER_SEARCH_URL: search } : {}),
+        GEOCODER_SEARCH_URL: geocoder.searchUrl,
         GEOCODER_USER_AGENT: "climate-grade/test",
         HISTORY_START: "1980-01-01",
         ...extraEnv
