@@ -23,7 +23,11 @@ const describe = (variable: Variable, g: DayGrade, units: Units): string => {
     c.p50 === null ? null : `median ${v(c.p50)}`,
     c.p25 === null || c.p75 === null ? null : `middle half of days between ${v(c.p25)} and ${v(c.p75)}`,
     c.p10 === null || c.p90 === null ? null : `80% of days between ${v(c.p10)} and ${v(c.p90)}`,
-    c.min.value === null ? null : `record low ${v(c.min.value)}${c.min.date === null ? "" : ` in ${c.min.date.slice(0, 4)}`}`,
+    c.min.value === null
+      ? null
+      : variable === "precip" && c.min.value === 0
+        ? "driest days had none"
+        : `record low ${v(c.min.value)}${c.min.date === null ? "" : ` in ${c.min.date.slice(0, 4)}`}`,
     c.max.value === null ? null : `record high ${v(c.max.value)}${c.max.date === null ? "" : ` in ${c.max.date.slice(0, 4)}`}`
   ]
   return parts.filter((p) => p !== null).join("; ")
@@ -50,7 +54,13 @@ const BandChart = ({ variable, grade, units }: { variable: Variable; grade: DayG
   const num = (v: number) => formatNumber(v, grade.unit, units)
   const sym = unitSymbol(grade.unit, units)
   const valueX = grade.value === null ? null : x(grade.value)
-  const lowText = c.min.value === null ? "" : `record low ${num(c.min.value)} ${sym}${year(c.min.date)}`
+  // A dry day is no record: many years had one, so the first year it happened says nothing.
+  const lowText =
+    c.min.value === null
+      ? ""
+      : variable === "precip" && c.min.value === 0
+        ? `driest ${num(0)} ${sym}`
+        : `record low ${num(c.min.value)} ${sym}${year(c.min.date)}`
   const highText = c.max.value === null ? "" : `record high ${num(c.max.value)} ${sym}${year(c.max.date)}`
   // On a narrow screen the two record labels would collide: put them on two lines.
   const stacked =
