@@ -9,6 +9,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as HttpMetrics from "./HttpMetrics.js"
 import * as PrometheusText from "./PrometheusText.js"
 
 export const PATH = "/metrics"
@@ -34,7 +35,7 @@ export const layer = (options: { readonly metricsPublic: boolean }) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
         allowed(request, options.metricsPublic)
           ? Effect.map(PrometheusText.exposition, (text) =>
-              HttpServerResponse.text(text, {
+              HttpServerResponse.text(`${text}${HttpMetrics.render()}`, {
                 contentType: PrometheusText.CONTENT_TYPE,
                 headers: { "cache-control": "no-store" }
               })

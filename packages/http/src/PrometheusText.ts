@@ -24,7 +24,7 @@ const labelName = (name: string) => metricName(name).replace(/:/g, "_")
 const escapeLabel = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"')
 const escapeHelp = (value: string) => value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")
 
-const number = (value: number | bigint) => {
+export const number = (value: number | bigint) => {
   if (typeof value === "bigint") return value.toString()
   if (Number.isNaN(value)) return "NaN"
   if (value === Infinity) return "+Inf"
@@ -33,7 +33,7 @@ const number = (value: number | bigint) => {
 }
 
 /** Labels in name order, so one series always renders the same way. */
-const labels = (pairs: ReadonlyArray<readonly [string, string]>) =>
+export const labels = (pairs: ReadonlyArray<readonly [string, string]>) =>
   pairs.length === 0
     ? ""
     : `{${[...pairs]
