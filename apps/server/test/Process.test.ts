@@ -37,7 +37,7 @@ const runToExit = (env: Record<string, string>) =>
     let stdout = ""
     child.stderr.on("data", (d) => (stderr += d))
     child.stdout.on("data", (d) => (stdout += d))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000)
+    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000)
     child.on("exit", (code) => {
       clearTimeout(timer)
       done({ code, stderr, stdout })
@@ -91,7 +91,7 @@ describe("configuration errors stop the process with one line naming the variabl
       expect(stdout).toBe("")
       expect(stderr.trimEnd().split("\n")).toHaveLength(1)
       expect(stderr).toMatch(line)
-    }, 30_000)
+    }, 120_000)
   }
 })
 

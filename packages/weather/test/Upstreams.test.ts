@@ -24,8 +24,8 @@ const openMeteo = (fake: FakeOpenMeteo.FakeOpenMeteo, apiKey?: string) =>
     archiveUrl: fake.archiveUrl,
     forecastUrl: fake.forecastUrl,
     apiKey: apiKey === undefined ? Option.none() : Option.some(Redacted.make(apiKey)),
-    archiveTimeout: "300 millis",
-    forecastTimeout: "300 millis"
+    archiveTimeout: "2 seconds",
+    forecastTimeout: "2 seconds"
   }).pipe(Effect.provide(NodeHttpClient.layer))
 
 const fakeOpenMeteo = Effect.tap(FakeOpenMeteo.make, (fake) => {
