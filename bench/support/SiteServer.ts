@@ -1,0 +1,62 @@
+/**
+ * The built service as `pnpm start` runs it (apps/server/dist/main.js serving apps/site/dist), on
+ * in-memory PGlite, with fake Open-Meteo, Nominatim and `chat` provider on loopback; and Chromium.
+ * For `pnpm screenshots` and `pnpm bench:site`, which look at the real pages without the internet.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { join } from "node:path"
+import { Chromium, FakeChatProvider, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import * as Effect from "effect/Effect"
+
+export const root = join(import.meta.dirname, "..", "..")
+
+const start = (env: Record<string, string>) =>
+  new Promise<{ child: ChildProcess; port: number }>((done, fail) => {
+    const child = spawn(process.execPath, [join(root, "apps/server/dist/main.js")], {
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    const onData = (chunk: Buffer) => {
+      output += chunk
+      const match = /Listening on http:\/\/[^:]+:(\d+)/.exec(output)
+      if (match !== null) done({ child, port: Number(match[1]) })
+    }
+    child.stdout!.on("data", onData)
+    child.stderr!.on("data", onData)
+    child.on("exit", (code) => fail(new Error(`the server exited ${code}: ${output}`)))
+  })
+
+export const siteServer = Effect.gen(function* () {
+  const weather = yield* FakeOpenMeteo.make
+  const geocoder = yield* FakeNominatim.make
+  const chat = yield* FakeChatProvider.make()
+  // What `pnpm start` builds: the server bundle and the site.
+  execFileSync(process.execPath, ["build.mjs"], { cwd: join(root, "apps/server"), stdio: "inherit" })
+  execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: join(root, "apps/site"), stdio: "inherit" })
+  const service = yield* Effect.acquireRelease(
+    Effect.promise(() =>
+      start({
+        PORT: "0",
+        DATABASE_URL: "memory://",
+        AUTH_SECRET: "s".repeat(40),
+        LOG_FORMAT: "json",
+        WEATHER_ARCHIVE_URL: weather.archiveUrl,
+        WEATHER_FORECAST_URL: weather.forecastUrl,
+        GEOCODER_URL: geocoder.reverseUrl,
+        GEOCODER_SEARCH_URL: geocoder.searchUrl,
+        HISTORY_START: "1940-01-01",
+        CHAT_CLIENT_ID: chat.clientId,
+        CHAT_CLIENT_SECRET: chat.clientSecret,
+        CHAT_AUTHORIZE_URL: chat.authorizeUrl,
+        CHAT_TOKEN_URL: chat.tokenUrl,
+        CHAT_USERINFO_URL: chat.userinfoUrl,
+        CHAT_LABEL: "Chat"
+      })
+    ),
+    ({ child }) => Effect.sync(() => child.kill("SIGKILL"))
+  )
+  const browser = yield* Effect.acquireRelease(Effect.promise(Chromium.launch), (b) => Effect.promise(() => b.close()))
+  const origin = `http://127.0.0.1:${service.port}`
+  return { origin, url: (path: string) => `${origin}${path}`, weather, geocoder, chat, browser }
+})
