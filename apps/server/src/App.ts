@@ -3,12 +3,28 @@ import { fileURLToPath } from "node:url"
 import { HttpServer } from "@effect/platform"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { NodeHttpClient } from "@effect/platform-node"
-import { AuthSecret, CellData, Crypto, DataViews, Grader, LoginThrottle, Providers, SecureRandom } from "@climate-grade/core"
+import { ChatBot } from "@climate-grade/chat"
+import {
+  AlertSettings,
+  Alerts,
+  AuthSecret,
+  CellData,
+  Crypto,
+  DataViews,
+  ForecastEvents,
+  Grader,
+  LoginThrottle,
+  Providers,
+  RETRY_FOR_MS,
+  SecureRandom,
+  WATCH_LIMIT
+} from "@climate-grade/core"
 import { FrontDoor, ResponseIndex, Server, Site } from "@climate-grade/http"
 import { Argon2, Random } from "@climate-grade/node"
 import { ProviderExchange } from "@climate-grade/oauth"
 import {
   AccountsRepo,
+  AlertsRepo,
   CellStoreRepo,
   Database,
   Health,
@@ -84,18 +100,49 @@ const dataLayer = (config: AppConfig) =>
     Layer.provideMerge(PayloadRepo.layer())
   )
 
+/** Watches, evaluation, and (with a bot configured) delivery of CONTRACT.md §9. */
+const alertsLayer = (config: AppConfig) => {
+  const { alerts } = config
+  const settings = Layer.succeed(AlertSettings, {
+    daysAhead: alerts.daysAhead,
+    deliveryConfigured: Option.isSome(alerts.bot),
+    // Links need an absolute address; without PUBLIC_ORIGIN the listen address is the best guess.
+    siteOrigin: Option.getOrElse(config.publicOrigin, () => `http://${config.host === "0.0.0.0" ? "localhost" : config.host}:${config.port}`),
+    basePath: config.basePath,
+    evaluateEveryMs: alerts.evaluateEveryMs,
+    retryBaseMs: alerts.retryBaseMs,
+    retryForMs: RETRY_FOR_MS,
+    pollMs: alerts.pollMs,
+    // Two calls, each with its timeout, and room to record the outcome.
+    leaseMs: 2 * alerts.sendTimeoutMs + 20_000,
+    watchLimit: WATCH_LIMIT
+  })
+  const bot = Option.match(alerts.bot, {
+    onNone: () => Layer.empty,
+    onSome: ({ apiUrl, token }) => ChatBot.layer({ apiUrl, token, timeout: alerts.sendTimeoutMs })
+  })
+  return Alerts.layer({ makeGrading: (history) => Grader.makeGrader(history) }).pipe(
+    Layer.provideMerge(Layer.mergeAll(AlertsRepo.layer, settings, bot))
+  )
+}
+
 export const servicesLayer = (config: AppConfig, database: Layer.Layer<SqlClient.SqlClient> = databaseLayer(config)) =>
-  Layer.mergeAll(
-    AccountsRepo.layer,
-    SessionsRepo.layer,
-    Health.layer,
-    LoginAttemptsRepo.layer,
-    Layer.succeed(LoginThrottle.LoginPolicy, config.login),
-    authSecret(config),
-    ProviderExchange.layer,
-    dataLayer(config)
-  ).pipe(
-    Layer.provideMerge(Layer.mergeAll(Random.layer, Argon2.layer, providerSettings(config), NodeHttpClient.layer)),
+  alertsLayer(config).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        AccountsRepo.layer,
+        SessionsRepo.layer,
+        Health.layer,
+        LoginAttemptsRepo.layer,
+        Layer.succeed(LoginThrottle.LoginPolicy, config.login),
+        authSecret(config),
+        ProviderExchange.layer,
+        dataLayer(config)
+      )
+    ),
+    Layer.provideMerge(
+      Layer.mergeAll(Random.layer, Argon2.layer, providerSettings(config), NodeHttpClient.layer, ForecastEvents.layer)
+    ),
     Layer.provideMerge(database)
   )
 

@@ -38,6 +38,18 @@ export interface AppConfig {
   readonly logFormat: "pretty" | "json"
   /** `/metrics` for every client, not only direct loopback ones. */
   readonly metricsPublic: boolean
+  readonly alerts: AlertsConfig
+}
+
+/** CONTRACT.md §9; the `…_MS` settings are tuning knobs, there so tests can make the waits short. */
+export interface AlertsConfig {
+  /** CHAT_BOT_TOKEN and CHAT_API_URL; delivery is on only when both are set. */
+  readonly bot: Option.Option<{ readonly token: Redacted.Redacted<string>; readonly apiUrl: string }>
+  readonly daysAhead: number
+  readonly evaluateEveryMs: number
+  readonly retryBaseMs: number
+  readonly pollMs: number
+  readonly sendTimeoutMs: number
 }
 
 /**
@@ -141,6 +153,34 @@ const provider = (prefix: "CHAT" | "IDP", defaultLabel: string): Config.Config<P
     })
   )
 
+/** A whole number of milliseconds, at least `min`. */
+const millis = (name: string, fallback: number, min = 1) =>
+  Config.string(name).pipe(
+    check(`Expected a whole number of milliseconds, at least ${min}`, (v) => /^\d{1,10}$/.test(v) && Number(v) >= min),
+    Config.map(Number),
+    Config.withDefault(fallback)
+  )
+
+const alerts: Config.Config<AlertsConfig> = Config.all({
+  token: Config.map(optional("CHAT_BOT_TOKEN"), Option.map((t) => Redacted.make(t.trim()))),
+  apiUrl: optionalHttpUrl("CHAT_API_URL"),
+  // forecast_days=16: today + 15 is the last day a forecast holds.
+  daysAhead: Config.string("ALERT_DAYS_AHEAD").pipe(
+    check("Expected a whole number of days from 0 to 15", (v) => /^\d{1,2}$/.test(v) && Number(v) <= 15),
+    Config.map(Number),
+    Config.withDefault(3)
+  ),
+  evaluateEveryMs: millis("ALERT_EVALUATE_EVERY_MS", 15 * 60 * 1000, 10),
+  retryBaseMs: millis("ALERT_RETRY_BASE_MS", 30_000),
+  pollMs: millis("ALERT_POLL_MS", 10_000, 10),
+  sendTimeoutMs: millis("ALERT_SEND_TIMEOUT_MS", 10_000, 10)
+}).pipe(
+  Config.map(({ apiUrl, token, ...rest }) => ({
+    ...rest,
+    bot: Option.all({ token, apiUrl })
+  }))
+)
+
 const dataDir = Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
 
 const database = Config.all({ url: optional("DATABASE_URL"), dataDir }).pipe(
@@ -208,7 +248,8 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   metricsPublic: Config.literal("0", "1")("METRICS_PUBLIC").pipe(
     Config.withDefault("0" as const),
     Config.map((flag) => flag === "1")
-  )
+  ),
+  alerts
 }).pipe(
   Config.map(({ auth, ...rest }) => ({ ...rest, authSecret: auth.secret, production: auth.production }))
 )

@@ -195,7 +195,12 @@ for (const backend of backends) {
               "GET /api/v2/calendar",
               "GET /api/v2/day",
               "GET /api/v2/cell",
-              "GET /api/v2/places"
+              "GET /api/v2/places",
+              "GET /api/v2/alerts/config",
+              "GET /api/v2/alerts/watches",
+              "POST /api/v2/alerts/watches",
+              "DELETE /api/v2/alerts/watches/{id}",
+              "GET /api/v2/alerts/sent"
             ].sort()
           )
         }))

@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AuthGroup, UsersGroup } from "./AccountApi.js"
+import { AlertsGroup } from "./AlertsApi.js"
 import { DataGroup } from "./DataApi.js"
 import { OAuthGroup } from "./OAuthApi.js"
 import { PlacesGroup } from "./PlacesApi.js"
@@ -15,6 +16,7 @@ export class Api extends HttpApi.make("climate-grade")
   .add(OAuthGroup)
   .add(DataGroup)
   .add(PlacesGroup)
+  .add(AlertsGroup)
   .prefix(API_PREFIX)
   .annotateContext(
     OpenApi.annotations({

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as AccountHttp from "./AccountHttp.js"
+import * as AlertsHttp from "./AlertsHttp.js"
 import { API_PREFIX, Api } from "./Api.js"
 import { mountAt, normalizeErrors } from "./AppMiddleware.js"
 import * as AuthenticationLive from "./AuthenticationLive.js"
@@ -22,7 +23,7 @@ import * as Site from "./Site.js"
 import * as SystemHttp from "./SystemHttp.js"
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([SystemHttp.layer, AccountHttp.layer, OAuthHttp.layer, DataHttp.layer, PlacesHttp.layer]),
+  Layer.provide([SystemHttp.layer, AccountHttp.layer, OAuthHttp.layer, DataHttp.layer, PlacesHttp.layer, AlertsHttp.layer]),
   Layer.provide(AuthenticationLive.layer)
 )
 

@@ -6,6 +6,7 @@ import accounts from "./migrations/0001_accounts.js"
 import weatherCells from "./migrations/0002_weather_cells.js"
 import payloads from "./migrations/0003_payloads.js"
 import forecastChecked from "./migrations/0004_forecast_checked.js"
+import alerts from "./migrations/0005_alerts.js"
 import loginThrottle from "./migrations/0006_login_throttle.js"
 import places from "./migrations/0008_places.js"
 
@@ -15,6 +16,7 @@ export const migrations = Migrator.fromRecord({
   "0002_weather_cells": weatherCells,
   "0003_payloads": payloads,
   "0004_forecast_checked": forecastChecked,
+  "0005_alerts": alerts,
   "0006_login_throttle": loginThrottle,
   "0008_places": places
 })

@@ -22,6 +22,8 @@ export interface FakeOpenMeteo {
   readonly empty: Set<string>
   /** Added to every answer, to make concurrent requests overlap. */
   delayMs: number
+  /** Replaces the forecast's values for a coordinate (as sent) and day where it answers something. */
+  forecastOverride: ((lat: number, lon: number, day: number) => Partial<ReturnType<typeof weather>> | undefined) | undefined
 }
 
 const hash = (a: number, b: number, c: number) => {
@@ -77,7 +79,8 @@ export const make = Effect.gen(function* () {
     lag: 5,
     timezone: "Europe/Berlin",
     empty: new Set<string>(),
-    delayMs: 0
+    delayMs: 0,
+    forecastOverride: undefined as FakeOpenMeteo["forecastOverride"]
   }
   const { origin } = yield* serve((req, res, url) => {
     const endpoint = url.pathname === "/v1/archive" ? "archive" : url.pathname === "/v1/forecast" ? "forecast" : undefined
@@ -107,7 +110,14 @@ export const make = Effect.gen(function* () {
       }
       const past = Number(query.past_days ?? 0)
       const days = Number(query.forecast_days ?? 7)
-      return send(res, 200, body(lat, lon, state.timezone, today - past, today + days - 1, (d) => weather(lat, lon, d)))
+      return send(
+        res,
+        200,
+        body(lat, lon, state.timezone, today - past, today + days - 1, (d) => ({
+          ...weather(lat, lon, d),
+          ...state.forecastOverride?.(lat, lon, d)
+        }))
+      )
     }
     if (state.delayMs > 0) setTimeout(answer, state.delayMs)
     else answer()

@@ -1,4 +1,5 @@
 export * from "./Browser.js"
+export * as FakeChatBot from "./FakeChatBot.js"
 export * as FakeChatProvider from "./FakeChatProvider.js"
 export * as FakeNominatim from "./FakeNominatim.js"
 export * as FakeOpenMeteo from "./FakeOpenMeteo.js"

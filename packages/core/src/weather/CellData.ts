@@ -9,12 +9,13 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import type { Cell } from "../Cell.js"
 import type * as CivilDate from "../CivilDate.js"
 import * as Backoff from "./Backoff.js"
 import { CellStore } from "./CellStore.js"
 import type { NoHistory, UpstreamError } from "./Errors.js"
+import { ForecastEvents } from "./ForecastEvents.js"
 import * as ForecastFlow from "./ForecastFlow.js"
 import { type Forecast, type History, toForecast, toHistory } from "./Held.js"
 import * as HistoryFlow from "./HistoryFlow.js"
@@ -50,13 +51,15 @@ export const make = (options: CellDataOptions) =>
   Effect.gen(function* () {
     const store = yield* CellStore
     const source = yield* WeatherSource
+    // Told of each forecast refetch, when someone listens (alerts).
+    const refetched = yield* Effect.serviceOption(ForecastEvents)
     const geocoder = yield* Geocoder
     const cache = RecordCache.make(store, options.cacheSize ?? 64)
     const guard = Backoff.make()
     return CellData.of({
       history: HistoryFlow.make({ store, source, cache, guard, historyStart: options.historyStart }),
       heldHistory: (cell) => Effect.map(cache.current(cell.key), toHistory),
-      forecast: ForecastFlow.make({ store, source, cache, guard }),
+      forecast: ForecastFlow.make({ store, source, cache, guard, refetched: Option.getOrUndefined(refetched) }),
       heldForecast: (cell) => Effect.map(cache.current(cell.key), toForecast),
       label: LabelFlow.make({ store, geocoder, cache }),
       heldLabel: (cell) => Effect.map(cache.current(cell.key), (r) => r.label)

@@ -6,6 +6,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
 import type { Cell } from "../Cell.js"
 import type { Guard } from "./Backoff.js"
 import type { CellStore } from "./CellStore.js"
@@ -20,9 +21,11 @@ export interface Deps {
   readonly source: WeatherSource["Type"]
   readonly cache: RecordCache
   readonly guard: Guard
+  /** Told of each successful refetch (alerts evaluate a watched cell then). */
+  readonly refetched?: PubSub.PubSub<Cell> | undefined
 }
 
-export const make = ({ store, source, cache, guard }: Deps) => {
+export const make = ({ store, source, cache, guard, refetched }: Deps) => {
   const refetch = (cell: Cell, now: number) =>
     store.exclusive(
       cell.key,
@@ -41,6 +44,7 @@ export const make = ({ store, source, cache, guard }: Deps) => {
                 forecastStamp: now,
                 forecastCheckedAt: now
               })
+              if (refetched !== undefined) yield* PubSub.publish(refetched, cell)
               return { timezone: record.timezone ?? fetched.timezone, series: fetched.series, stamp: now, checkedAt: now }
             })
           ),

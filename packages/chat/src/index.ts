@@ -1,0 +1,1 @@
+export * as ChatBot from "./ChatBot.js"

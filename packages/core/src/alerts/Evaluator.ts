@@ -1,0 +1,171 @@
+/**
+ * Evaluation (CONTRACT.md §9): a watched cell's coming days are graded from what the cell holds —
+ * the history (fetched once, never topped up for alerts) and the forecast (refetched at most
+ * hourly, as for any request) — and every qualifying (watch, date, kind) not yet alerted makes
+ * one alert, with its message queued when the user can receive it.
+ *
+ * Evaluations run one at a time in one worker fiber, fed by a queue of cells: a watch created or
+ * changed, start-up, each forecast refetch, and an hourly pass over every watched cell.
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import { UnitOfWork, Users } from "../accounts/Ports.js"
+import { type Cell, coordinateLabel } from "../Cell.js"
+import * as CivilDate from "../CivilDate.js"
+import type { Grading } from "../data/Views.js"
+import { CellData } from "../weather/CellData.js"
+import type { DailySeries } from "../weather/DailySeries.js"
+import { AlertSettings } from "./AlertSettings.js"
+import { deliverable } from "./Delivery.js"
+import { RULES } from "./Kinds.js"
+import * as Message from "./Message.js"
+import { AlertLog, type Delivery, Watches } from "./Ports.js"
+import * as Qualifying from "./Qualifying.js"
+
+export class AlertEvaluator extends Context.Tag("@climate-grade/core/AlertEvaluator")<
+  AlertEvaluator,
+  {
+    /**
+     * Evaluates the cell's watches now. Only `fetchHistory` (a watch just made) may fetch a
+     * history the cell does not hold yet; the passes and refetch triggers spend no archive call.
+     */
+    readonly evaluate: (cell: Cell, fetchHistory: boolean) => Effect.Effect<void>
+    /** Queues the cell for the worker (a cell already queued is not queued twice). */
+    readonly trigger: (cell: Cell, fetchHistory?: boolean) => Effect.Effect<void>
+    /** Takes queued cells and evaluates them, forever; fork it. */
+    readonly worker: Effect.Effect<never>
+  }
+>() {}
+
+export interface EvaluatorOptions {
+  readonly makeGrading: (history: DailySeries) => Grading
+  /** Called after an alert's message is queued, to wake the sender. */
+  readonly onQueued: Effect.Effect<void>
+}
+
+export const make = (options: EvaluatorOptions) =>
+  Effect.gen(function* () {
+    const settings = yield* AlertSettings
+    const data = yield* CellData
+    const watches = yield* Watches
+    const log = yield* AlertLog
+    const users = yield* Users
+    const uow = yield* UnitOfWork
+
+    // A grading is a pure function of the record; rebuilt only when the record's end moves.
+    const gradings = new Map<string, { readonly end: number; readonly grading: Grading }>()
+    const gradingFor = (key: string, end: number, series: DailySeries) => {
+      const hit = gradings.get(key)
+      if (hit !== undefined && hit.end === end) return hit.grading
+      const grading = options.makeGrading(series)
+      gradings.delete(key)
+      gradings.set(key, { end, grading })
+      while (gradings.size > 32) gradings.delete(gradings.keys().next().value!)
+      return grading
+    }
+
+    const evaluateCell = (cell: Cell, fetchHistory: boolean) =>
+      Effect.gen(function* () {
+        const watched = yield* watches.forCell(cell.key)
+        if (watched.length === 0) return
+        // History: what is held, never topped up for alerts; a cell never fetched is fetched
+        // once, when a watch is made (it has to be, to grade).
+        const held = yield* data.heldHistory(cell)
+        if (Option.isNone(held) && !fetchHistory) return
+        const history = Option.isSome(held) ? held.value : yield* data.history(cell)
+        const forecast = yield* data.forecast(cell)
+        const place = (yield* data.label(cell)) ?? coordinateLabel(cell)
+        const now = yield* Clock.currentTimeMillis
+        const today = CivilDate.todayIn(now, history.timezone)
+        const grading = gradingFor(cell.key, history.end, history.series)
+        const found = Qualifying.candidates({
+          today,
+          daysAhead: settings.daysAhead,
+          forecast: forecast.series,
+          grade: grading.grade
+        })
+        if (found.length === 0) return
+        for (const watch of watched) {
+          const made = yield* log.madeSince(watch.id, today)
+          for (const candidate of Qualifying.fresh(found, watch.kinds, made)) {
+            const variable = RULES[candidate.kind].variable
+            const content = Message.content({
+              place,
+              date: candidate.date,
+              kind: candidate.kind,
+              variable,
+              grade: candidate.grade,
+              link: Message.link({
+                origin: settings.siteOrigin,
+                basePath: settings.basePath,
+                lat: watch.lat,
+                lon: watch.lon,
+                date: candidate.date
+              })
+            })
+            // The user's switch is read in the transaction that records the alert: a muted
+            // alert is dropped, not queued, and a later unmute does not replay it.
+            const [created, delivery] = yield* uow.transaction(
+              Effect.gen(function* () {
+                const user = yield* users.findById(watch.userId)
+                const delivery: Delivery = !settings.deliveryConfigured
+                  ? "off"
+                  : Option.isSome(user) && deliverable(user.value)
+                    ? "queued"
+                    : "muted"
+                const created = yield* log.record(
+                  {
+                    watchId: watch.id,
+                    userId: watch.userId,
+                    date: candidate.date,
+                    kind: candidate.kind,
+                    variable,
+                    grade: candidate.grade,
+                    content,
+                    at: now
+                  },
+                  delivery
+                )
+                return [created, delivery] as const
+              })
+            )
+            if (!created) continue
+            yield* Effect.logInfo(
+              `alert: ${candidate.kind} on ${CivilDate.format(candidate.date)} at ${cell.key} for watch ${watch.id} (${delivery})`
+            )
+            if (delivery === "queued") yield* options.onQueued
+          }
+        }
+      }).pipe(
+        // An upstream fault leaves the evaluation to the next trigger; what is held stays held.
+        Effect.catchAll((error) => Effect.logWarning(`alert evaluation of ${cell.key} skipped: ${error._tag}`)),
+        Effect.withSpan("AlertEvaluator.evaluate", { attributes: { cell: cell.key } })
+      )
+
+    const queue = yield* Queue.unbounded<Cell>()
+    // Queued cells, with whether any of their triggers may fetch the history.
+    const queued = new Map<string, boolean>()
+    const trigger = (cell: Cell, fetchHistory = false) =>
+      Effect.suspend(() => {
+        const already = queued.get(cell.key)
+        queued.set(cell.key, (already ?? false) || fetchHistory)
+        return already === undefined ? Queue.offer(queue, cell) : Effect.void
+      })
+
+    const worker = Queue.take(queue).pipe(
+      Effect.flatMap((cell) => {
+        // Taken off the map first: a change during the evaluation queues the cell again.
+        const fetchHistory = queued.get(cell.key) ?? false
+        queued.delete(cell.key)
+        return Effect.catchAllCause(evaluateCell(cell, fetchHistory), (cause) =>
+          Effect.logError(`alert evaluation of ${cell.key} failed`, cause)
+        )
+      }),
+      Effect.forever
+    )
+
+    return AlertEvaluator.of({ evaluate: evaluateCell, trigger, worker })
+  })

@@ -1,0 +1,142 @@
+/** The alert rules of CONTRACT.md §9 as properties, without IO. */
+import { describe, expect, it } from "@effect/vitest"
+import { Backoff, CivilDate, Kinds, Message, type Payloads, Qualifying } from "@climate-grade/core"
+import * as Either from "effect/Either"
+import * as FastCheck from "effect/FastCheck"
+
+const labels = ["record-low", "much-below", "below", "near-normal", "above", "much-above", "record-high", null] as const
+type Label = (typeof labels)[number]
+
+const gradeOf = (variable: string, label: Label, value: number): Payloads.Grade => ({
+  value,
+  unit: variable === "precip" ? "mm" : "°C",
+  percentile: label === null ? null : 50,
+  label,
+  n: label === null ? 10 : 100
+})
+
+/** A forecast of `days` days from `start`, some NaN, and a label for every (variable, day). */
+const scenario = FastCheck.record({
+  start: FastCheck.integer({ min: 18_000, max: 21_000 }),
+  days: FastCheck.integer({ min: 0, max: 16 }),
+  todayOffset: FastCheck.integer({ min: -3, max: 18 }),
+  daysAhead: FastCheck.integer({ min: 0, max: 15 }),
+  seed: FastCheck.array(FastCheck.constantFrom(...labels), { minLength: 48, maxLength: 48 }),
+  gaps: FastCheck.array(FastCheck.boolean(), { minLength: 48, maxLength: 48 })
+})
+
+const build = (s: typeof scenario extends FastCheck.Arbitrary<infer A> ? A : never) => {
+  const series = {
+    start: s.start,
+    tmax: Float64Array.from({ length: s.days }, (_, i) => (s.gaps[i * 3]! ? Number.NaN : 20 + i)),
+    tmin: Float64Array.from({ length: s.days }, (_, i) => (s.gaps[i * 3 + 1]! ? Number.NaN : 5 + i)),
+    precip: Float64Array.from({ length: s.days }, (_, i) => (s.gaps[i * 3 + 2]! ? Number.NaN : i))
+  }
+  const index = { tmax: 0, tmin: 1, precip: 2 } as const
+  const labelOf = (variable: "tmax" | "tmin" | "precip", date: number): Label =>
+    s.seed[(((date - s.start) * 3 + index[variable]) % 48 + 48) % 48]!
+  const grade = (variable: "tmax" | "tmin" | "precip", date: number, value: number) => gradeOf(variable, labelOf(variable, date), value)
+  return { series, labelOf, grade, today: s.start + s.todayOffset }
+}
+
+describe("qualifying days and kinds", () => {
+  it.prop("exactly the watched days the forecast holds, whose kind's variable carries one of its labels", [scenario], ([s]) => {
+    const { grade, labelOf, series, today } = build(s)
+    const found = Qualifying.candidates({ today, daysAhead: s.daysAhead, forecast: series, grade })
+    const expected: Array<string> = []
+    for (let date = today; date <= today + s.daysAhead; date++) {
+      for (const kind of Kinds.kinds) {
+        const variable = Kinds.RULES[kind].variable
+        const i = date - series.start
+        if (i < 0 || i >= s.days || Number.isNaN(series[variable][i]!)) continue
+        const label = labelOf(variable, date)
+        const hot = kind === "heat" && (label === "much-above" || label === "record-high")
+        const cold = kind === "cold" && (label === "much-below" || label === "record-low")
+        const wet = kind === "wet" && (label === "much-above" || label === "record-high")
+        if (hot || cold || wet) expected.push(Qualifying.alertKey(date, kind))
+      }
+    }
+    expect(found.map((c) => Qualifying.alertKey(c.date, c.kind))).toEqual(expected)
+    for (const c of found) {
+      expect(c.date).toBeGreaterThanOrEqual(today)
+      expect(c.date).toBeLessThanOrEqual(today + s.daysAhead)
+    }
+  })
+
+  it.prop(
+    "one alert per (watch, date, kind) ever: what was made is never made again, whatever the order of evaluations",
+    [scenario, FastCheck.subarray([...Kinds.kinds], { minLength: 1 }), FastCheck.array(FastCheck.integer({ min: 0, max: 3 }), { maxLength: 6 })],
+    ([s, kinds, shifts]) => {
+      const { grade, series, today } = build(s)
+      const made = new Set<string>()
+      let count = 0
+      // Evaluations on later days too (the window moves), each adding what is fresh.
+      for (const shift of [0, ...shifts]) {
+        const found = Qualifying.candidates({ today: today + shift, daysAhead: s.daysAhead, forecast: series, grade })
+        for (const c of Qualifying.fresh(found, kinds, made)) {
+          expect(kinds).toContain(c.kind)
+          expect(made.has(Qualifying.alertKey(c.date, c.kind))).toBe(false)
+          made.add(Qualifying.alertKey(c.date, c.kind))
+          count++
+        }
+        // Evaluating again at once makes nothing.
+        expect(Qualifying.fresh(found, kinds, made)).toEqual([])
+      }
+      expect(count).toBe(made.size)
+    }
+  )
+
+  it("an ungraded value (fewer than 30 samples) never qualifies", () => {
+    for (const kind of Kinds.kinds) expect(Kinds.qualifies(kind, gradeOf("tmax", null, 50))).toBe(false)
+  })
+
+  it("kinds: a non-empty list of known kinds, repeats collapsed, canonical order; else a detail", () => {
+    expect(Kinds.parse(["wet", "heat", "wet"])).toEqual(Either.right(["heat", "wet"]))
+    expect(Either.isLeft(Kinds.parse([]))).toBe(true)
+    expect(Either.isLeft(Kinds.parse("heat"))).toBe(true)
+    expect(Kinds.parse(["heat", "hot"])).toEqual(Either.left(`Unknown kind "hot" in 'kinds': expected a non-empty list of heat, cold, wet.`))
+  })
+})
+
+describe("the message", () => {
+  it("names the place, date, variable, value with unit, percentile and label, and links to the day", () => {
+    const date = CivilDate.fromYmd({ year: 2026, month: 7, day: 14 })
+    const link = Message.link({ origin: "https://g.example.org", basePath: "/grades", lat: 52.52, lon: 13.4, date })
+    expect(link).toBe("https://g.example.org/grades/?lat=52.52&lon=13.4&date=2026-07-14")
+    expect(
+      Message.content({
+        place: "Berlin, DE",
+        date,
+        kind: "wet",
+        variable: "precip",
+        grade: { value: 41.26, unit: "mm", percentile: 99.5, label: "much-above", n: 430 },
+        link
+      })
+    ).toBe(
+      "Heavy rain alert for Berlin, DE on 2026-07-14: precipitation 41.3 mm, percentile 99.5, much above normal for this place and time of year. " +
+        link
+    )
+  })
+})
+
+describe("retries", () => {
+  it.prop(
+    "backoff doubles from the base up to an hour; retries stop 24 hours after the message was queued",
+    [
+      FastCheck.integer({ min: 1, max: 60 }),
+      FastCheck.integer({ min: 1, max: 120_000 }),
+      FastCheck.integer({ min: 0, max: 30 * 3_600_000 }),
+      FastCheck.integer({ min: 0, max: 7_200_000 })
+    ],
+    ([attempts, base, elapsed, wait]) => {
+      const delay = Backoff.delay(attempts, base)
+      expect(delay).toBe(Math.min(Math.max(Backoff.CAP_MS, base), base * 2 ** (attempts - 1)))
+      expect(Backoff.delay(attempts + 1, base)).toBeGreaterThanOrEqual(delay)
+      const createdAt = 1_000_000
+      const windowMs = 24 * 3_600_000
+      const step = Backoff.next({ now: createdAt + elapsed, createdAt, windowMs, waitMs: wait })
+      if (elapsed >= windowMs) expect(step).toEqual({ _tag: "Fail" })
+      else expect(step).toEqual({ _tag: "Retry", at: Math.min(createdAt + elapsed + wait, createdAt + windowMs) })
+    }
+  )
+})

@@ -1,0 +1,97 @@
+/** The alerts routes of CONTRACT.md §9, for a signed-in, active user. */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Kinds, Payloads } from "@climate-grade/core"
+import * as Schema from "effect/Schema"
+import { Authentication } from "./Authentication.js"
+import { BadRequestSchema, ConflictSchema, NotFoundSchema } from "./Errors.js"
+
+export const Kind = Schema.Literal(...Kinds.kinds).annotations({
+  description: "heat: tmax much-above or record-high; cold: tmin much-below or record-low; wet: precip much-above or record-high"
+})
+
+export const Watch = Schema.Struct({
+  id: Schema.String,
+  lat: Schema.Number,
+  lon: Schema.Number,
+  cell: Schema.String.annotations({ description: 'The 0.25° cell key, "{lat},{lon}"' }),
+  label: Schema.String.annotations({ description: "The cell's place label, or its coordinates while none is known" }),
+  kinds: Schema.Array(Kind),
+  created_at: Schema.String
+}).annotations({ identifier: "Watch" })
+
+export const WatchList = Schema.Struct({ watches: Schema.Array(Watch) }).annotations({ identifier: "WatchList" })
+
+/**
+ * The body is checked by hand so each 400 says what is wrong in words; this schema documents it.
+ * (`Schema.Unknown` lets any JSON through to that check; the annotation is what OpenAPI shows.)
+ */
+export const WatchRequest = Schema.Unknown.annotations({
+  identifier: "WatchRequest",
+  jsonSchema: {
+    type: "object",
+    required: ["lat", "lon", "kinds"],
+    properties: {
+      lat: { type: "number", minimum: -90, maximum: 90 },
+      lon: { type: "number", minimum: -180, maximum: 180 },
+      kinds: { type: "array", minItems: 1, items: { type: "string", enum: [...Kinds.kinds] } }
+    }
+  }
+})
+
+export const SentAlert = Schema.Struct({
+  id: Schema.String,
+  watch_id: Schema.String,
+  lat: Schema.Number,
+  lon: Schema.Number,
+  label: Schema.String,
+  date: Schema.String,
+  kind: Kind,
+  variable: Schema.Literal("tmax", "tmin", "precip"),
+  grade: Payloads.Grade,
+  content: Schema.String.annotations({ description: "The direct message's text" }),
+  status: Schema.Literal("pending", "sent", "failed", "dropped", "muted", "off").annotations({
+    description:
+      "pending/sent/failed: the message's state; dropped: muted or unlinked before it was sent; muted: not queued (chat unlinked or direct messages off); off: delivery was not configured"
+  }),
+  created_at: Schema.String,
+  sent_at: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "SentAlert" })
+
+export const AlertsConfig = Schema.Struct({
+  delivery_configured: Schema.Boolean.annotations({ description: "CHAT_BOT_TOKEN and CHAT_API_URL are both set" }),
+  days_ahead: Schema.Int,
+  watch_limit: Schema.Int,
+  kinds: Schema.Array(Kind)
+}).annotations({ identifier: "AlertsConfig" })
+
+export class AlertsGroup extends HttpApiGroup.make("alerts")
+  .add(
+    HttpApiEndpoint.get("config", "/alerts/config")
+      .addSuccess(AlertsConfig)
+      .annotate(OpenApi.Description, "Whether direct messages are delivered, and the watch rules.")
+  )
+  .add(HttpApiEndpoint.get("list", "/alerts/watches").addSuccess(WatchList).annotate(OpenApi.Description, "The user's watches."))
+  .add(
+    HttpApiEndpoint.post("watch", "/alerts/watches")
+      .setPayload(WatchRequest)
+      .addSuccess(Watch.annotations({ description: "A new watch" }), { status: 201 })
+      .addSuccess(Watch.annotations({ description: "The cell was watched already: its kinds replaced, its id kept" }), {
+        status: 200
+      })
+      .addError(BadRequestSchema)
+      .addError(ConflictSchema)
+      .annotate(OpenApi.Description, "Watches the cell of (lat, lon) for the kinds given; at most 20 watches per user (409).")
+  )
+  .add(
+    HttpApiEndpoint.del("unwatch", "/alerts/watches/:id")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFoundSchema)
+      .annotate(OpenApi.Description, "Removes a watch; idempotent; 404 for another user's watch.")
+  )
+  .add(
+    HttpApiEndpoint.get("sent", "/alerts/sent")
+      .addSuccess(Schema.Struct({ alerts: Schema.Array(SentAlert) }).annotations({ identifier: "SentAlerts" }))
+      .annotate(OpenApi.Description, "The user's 20 latest alerts, newest first, with what became of each message.")
+  )
+  .middleware(Authentication) {}

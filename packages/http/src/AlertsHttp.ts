@@ -1,0 +1,127 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import {
+  AlertEvaluator,
+  AlertLog,
+  AlertSettings,
+  Cell,
+  CivilDate,
+  Kinds,
+  type SentAlert,
+  type Watch,
+  Watches
+} from "@climate-grade/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { Api } from "./Api.js"
+import { CurrentUser } from "./Authentication.js"
+import { BadRequest, Conflict, NotFound } from "./Errors.js"
+
+const RECENT = 20
+
+const placeOf = (watch: { readonly label: string | null; readonly cell: Cell.Cell }) => watch.label ?? Cell.coordinateLabel(watch.cell)
+
+const watchJson = (watch: Watch) => ({
+  id: watch.id,
+  lat: watch.lat,
+  lon: watch.lon,
+  cell: watch.cell.key,
+  label: placeOf(watch),
+  kinds: [...watch.kinds],
+  created_at: watch.createdAt.toISOString()
+})
+
+const sentJson = (alert: SentAlert) => ({
+  id: alert.id,
+  watch_id: alert.watchId,
+  lat: alert.lat,
+  lon: alert.lon,
+  label: alert.label ?? Cell.coordinateLabel(Cell.fromCoordinates(alert.lat, alert.lon)),
+  date: CivilDate.format(alert.date),
+  kind: alert.kind,
+  variable: alert.variable,
+  grade: alert.grade,
+  content: alert.content,
+  status: alert.status,
+  created_at: alert.createdAt.toISOString(),
+  sent_at: alert.sentAt?.toISOString() ?? null
+})
+
+const coordinate = (body: Record<string, unknown>, name: "lat" | "lon", limit: number): Either.Either<number, string> => {
+  const value = body[name]
+  if (value === undefined) return Either.left(`'${name}' is required.`)
+  if (typeof value !== "number" || !Number.isFinite(value)) return Either.left(`'${name}' must be a number, got ${JSON.stringify(value)}.`)
+  if (Math.abs(value) > limit) return Either.left(`'${name}' must be between -${limit} and ${limit}, got ${value}.`)
+  return Either.right(value)
+}
+
+/** `{lat, lon, kinds}`, or the detail of a 400 naming what is wrong. */
+export const parseWatchRequest = (body: unknown) =>
+  Either.gen(function* () {
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      return yield* Either.left('The body must be a JSON object {"lat": number, "lon": number, "kinds": [...]}.')
+    }
+    const record = body as Record<string, unknown>
+    const lat = yield* coordinate(record, "lat", 90)
+    const lon = yield* coordinate(record, "lon", 180)
+    if (record.kinds === undefined) return yield* Either.left(`'kinds' is required: a non-empty list of ${Kinds.kinds.join(", ")}.`)
+    const kinds = yield* Kinds.parse(record.kinds)
+    return { lat, lon, kinds }
+  })
+
+export const layer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
+  Effect.gen(function* () {
+    const watches = yield* Watches
+    const log = yield* AlertLog
+    const settings = yield* AlertSettings
+    const evaluator = yield* AlertEvaluator
+    return handlers
+      .handle("config", () =>
+        Effect.succeed({
+          delivery_configured: settings.deliveryConfigured,
+          days_ahead: settings.daysAhead,
+          watch_limit: settings.watchLimit,
+          kinds: [...Kinds.kinds]
+        })
+      )
+      .handle("list", () =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          return { watches: (yield* watches.list(user.id)).map(watchJson) }
+        })
+      )
+      .handle("watch", ({ payload }) =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          const request = yield* Either.match(parseWatchRequest(payload), {
+            onLeft: (detail) => Effect.fail(new BadRequest({ detail })),
+            onRight: Effect.succeed
+          })
+          const cell = Cell.fromCoordinates(request.lat, request.lon)
+          const { created, watch } = yield* watches
+            .upsert(user.id, { ...request, cell }, settings.watchLimit)
+            .pipe(
+              Effect.catchTag("WatchLimitReached", ({ limit }) =>
+                Effect.fail(new Conflict({ detail: `At most ${limit} watches per user: stop watching a place first.` }))
+              )
+            )
+          // Evaluated at once, in the background: a cold cell's history may take a while.
+          yield* evaluator.trigger(cell, true)
+          return HttpServerResponse.unsafeJson(watchJson(watch), { status: created ? 201 : 200 })
+        })
+      )
+      .handle("unwatch", ({ path }) =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          const outcome = yield* watches.remove(user.id, path.id)
+          if (outcome === "foreign") return yield* new NotFound({ detail: "No such watch." })
+          return HttpServerResponse.empty({ status: 204 })
+        })
+      )
+      .handle("sent", () =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          return { alerts: (yield* log.recent(user.id, RECENT)).map(sentJson) }
+        })
+      )
+  })
+)
