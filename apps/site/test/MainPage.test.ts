@@ -286,12 +286,17 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
         const tabbable = grid.locator('[role="gridcell"][tabindex="0"]')
         expect(yield* Effect.promise(() => tabbable.count())).toBe(1)
         const start = (yield* Effect.promise(() => tabbable.getAttribute("data-date")))!
-        yield* Effect.promise(async () => {
-          await tabbable.focus()
-          await page.keyboard.press("ArrowLeft")
-          await page.keyboard.press("ArrowLeft")
-          await page.keyboard.press("ArrowUp")
-        })
+        /** Presses a key, then waits for the focus to land on the next cell (the grid re-renders first). */
+        const press = (key: string) =>
+          Effect.promise(async () => {
+            const before = await page.evaluate(() => document.activeElement?.getAttribute("data-date") ?? null)
+            await page.keyboard.press(key)
+            await page.waitForFunction((b) => document.activeElement?.getAttribute("data-date") !== b, before, { timeout: 10_000 })
+          })
+        yield* Effect.promise(() => tabbable.focus())
+        yield* press("ArrowLeft")
+        yield* press("ArrowLeft")
+        yield* press("ArrowUp")
         // Two days back, then the same day a month earlier.
         const expected = new Date(`${start}T00:00:00Z`)
         expected.setUTCDate(expected.getUTCDate() - 2)
@@ -301,11 +306,8 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
         const length = new Date(Date.UTC(expected.getUTCFullYear(), expected.getUTCMonth() + 1, 0)).getUTCDate()
         expected.setUTCDate(Math.min(day, length))
         const date = expected.toISOString().slice(0, 10)
-        // Focus moves after the grid re-renders: wait for it to land (or time out: the test fails).
-        yield* Effect.promise(() =>
-          page.waitForFunction((d) => document.activeElement?.getAttribute("data-date") === d, date, { timeout: 5_000 })
-        )
         const focused = page.locator(":focus")
+        expect(yield* Effect.promise(() => focused.getAttribute("data-date"))).toBe(date)
         const name = (yield* Effect.promise(() => focused.getAttribute("aria-label")))!
         expect(name).toMatch(/^\w{3} \d{1,2} \w+ \d{4}: high (−?\d+\.\d °C|no value), (percentile \d+(\.\d)?, [a-z ]+|no percentile)$/)
         expect(yield* Effect.promise(() => tabbable.getAttribute("data-date"))).toBe(date)
