@@ -6,6 +6,7 @@
  * Anything not held, expired or not matching goes through the full pipeline as usual.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { Lru } from "@climate-grade/core"
 import * as Context from "effect/Context"
 import { CACHE_CONTROL, ifNoneMatchMatches, VARY } from "./ConditionalGet.js"
 import { THRESHOLD } from "./Compression.js"
@@ -29,31 +30,26 @@ export class ResponseIndex extends Context.Tag("@climate-grade/http/ResponseInde
 const sizeOf = (held: Held | undefined) =>
   held?.body === undefined ? 0 : held.body.json.byteLength + held.body.gzip.byteLength
 
-/** Bounded both in entries and in the bytes of the bodies it holds, least recently used out first. */
+/**
+ * Bounded both in entries and in the bytes of the bodies it holds; the least recently
+ * remembered goes first (a lookup does not reorder: hot answers are remembered again on each
+ * rebuild or revalidation that reaches the app).
+ */
 export const make = (capacity = 10_000, maxBytes = 64 * 1024 * 1024): Index => {
-  const entries = new Map<string, Held>()
-  let bytes = 0
-  const drop = (url: string) => {
-    bytes -= sizeOf(entries.get(url))
-    entries.delete(url)
-  }
+  const entries = Lru.make<string, Held>({ capacity, maxWeight: maxBytes, weigh: sizeOf })
   return {
     remember: (url, held) => {
       if (held.validUntil <= Date.now()) return
-      const previous = entries.get(url)
-      drop(url)
+      const previous = entries.peek(url)
       // A revalidation (no body) must not drop the body a previous answer left.
       const body = held.body ?? (previous?.etag === held.etag ? previous.body : undefined)
-      const next = body === undefined ? held : { ...held, body }
-      entries.set(url, next)
-      bytes += sizeOf(next)
-      while (entries.size > capacity || bytes > maxBytes) drop(entries.keys().next().value!)
+      entries.set(url, body === undefined ? held : { ...held, body })
     },
     lookup: (url, now) => {
-      const held = entries.get(url)
+      const held = entries.peek(url)
       if (held === undefined) return undefined
       if (held.validUntil <= now) {
-        drop(url)
+        entries.delete(url)
         return undefined
       }
       return held

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { PayloadStore, type StoredPayload } from "@climate-grade/core"
+import { Lru, PayloadStore, type StoredPayload } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -24,23 +24,17 @@ export const make = (options: PayloadRepoOptions = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const capacity = options.memoryEntries ?? 2_000
-    const memory = new Map<string, StoredPayload>()
-    const remember = (id: string, payload: StoredPayload) => {
-      memory.delete(id)
-      memory.set(id, payload)
-      while (memory.size > capacity) memory.delete(memory.keys().next().value!)
-    }
+    const memory = Lru.make<string, StoredPayload>({ capacity })
+    const remember = (id: string, payload: StoredPayload) => memory.set(id, payload)
     const idOf = (key: { cell: string; view: string; params: string }) => `${key.view}|${key.cell}|${key.params}`
 
     return PayloadStore.of({
       get: (key) =>
         Effect.suspend(() => {
           const id = idOf(key)
+          // A hit becomes the most recently used.
           const hit = memory.get(id)
-          if (hit !== undefined) {
-            remember(id, hit)
-            return Effect.succeedSome(hit)
-          }
+          if (hit !== undefined) return Effect.succeedSome(hit)
           return sql<Row>`select token, json, gzip from payloads
                           where cell_key = ${key.cell} and view = ${key.view} and params = ${key.params}`.pipe(
             Effect.map((rows) => {

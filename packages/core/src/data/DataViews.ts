@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { Cell } from "../Cell.js"
 import * as CivilDate from "../CivilDate.js"
+import * as Lru from "../Lru.js"
 import { CellData, type Forecast, HOUR_MS, type History } from "../weather/CellData.js"
 import type { DailySeries } from "../weather/DailySeries.js"
 import type { NoHistory, UpstreamError } from "../weather/Errors.js"
@@ -162,17 +163,15 @@ export const make = (options: DataViewsOptions) =>
     const data = yield* CellData
     const capacity = options.gradingCacheSize ?? 32
     // A grading is a pure function of the record; the record changes only when its end does.
-    const gradings = new Map<string, { readonly end: number; readonly grading: Views.Grading }>()
+    const gradings = Lru.make<string, { readonly end: number; readonly grading: Views.Grading }>({ capacity })
     const gradingFor = (cell: Cell, history: History) =>
       Effect.sync(() => {
         const hit = gradings.get(cell.key)
-        gradings.delete(cell.key)
         const entry =
           hit !== undefined && hit.end === history.end
             ? hit
             : { end: history.end, grading: options.makeGrading(history.series) }
-        gradings.set(cell.key, entry)
-        while (gradings.size > capacity) gradings.delete(gradings.keys().next().value!)
+        if (entry !== hit) gradings.set(cell.key, entry)
         return entry.grading
       })
 

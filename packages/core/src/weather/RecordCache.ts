@@ -6,6 +6,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Lru from "../Lru.js"
 import type { CellRecord, CellStore } from "./CellStore.js"
 import { emptyRecord } from "./Held.js"
 
@@ -28,30 +29,27 @@ export interface RecordCache {
 }
 
 export const make = (store: CellStore["Type"], capacity: number): RecordCache => {
-  // Least recently used first (a Map keeps insertion order).
-  const cache = new Map<string, CellRecord>()
-  // A hit moves a record to the most recently used end.
+  const cache = Lru.make<string, CellRecord>({ capacity })
   const remember = (record: CellRecord) => {
-    cache.delete(record.key)
     cache.set(record.key, record)
-    while (cache.size > capacity) cache.delete(cache.keys().next().value!)
     return record
   }
   const load = (key: string) =>
     Effect.map(store.load(key), (stored) => remember(Option.getOrElse(stored, () => emptyRecord(key))))
   const current = (key: string) =>
     Effect.suspend(() => {
+      // A hit becomes the most recently used.
       const hit = cache.get(key)
-      return hit === undefined ? load(key) : Effect.succeed(remember(hit))
+      return hit === undefined ? load(key) : Effect.succeed(hit)
     })
   return {
     current,
     latest: (key) => (store.shared ? load(key) : current(key)),
-    patch: (base, fields) => remember({ ...(cache.get(base.key) ?? base), ...fields }),
+    patch: (base, fields) => remember({ ...(cache.peek(base.key) ?? base), ...fields }),
     cachedOr: (key, pick, slow) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const record = cache.get(key)
-        const held = record === undefined ? undefined : pick(remember(record), now)
+        const held = record === undefined ? undefined : pick(record, now)
         return held !== undefined ? Effect.succeed(held) : slow
       })
   }

@@ -1,0 +1,57 @@
+/**
+ * The one least-recently-used cache of the service (record cache, gradings, stored payloads,
+ * the response index): bounded in entries and, optionally, in a weight such as bytes. A `get`
+ * makes an entry the most recently used; `peek` does not. No clock: expiry is the caller's rule.
+ * A Map keeps insertion order, so its first key is always the least recently used.
+ */
+export interface Lru<K, V> {
+  readonly get: (key: K) => V | undefined
+  readonly peek: (key: K) => V | undefined
+  /** Inserts or replaces, as the most recently used, then evicts from the least recently used end. */
+  readonly set: (key: K, value: V) => void
+  readonly delete: (key: K) => void
+  readonly size: () => number
+  /** The total weight held (0 without a `weigh`). */
+  readonly weight: () => number
+}
+
+export interface LruOptions<V> {
+  /** At most this many entries (at least 1). */
+  readonly capacity: number
+  /** At most this total weight; an entry heavier than this alone is not kept. */
+  readonly maxWeight?: number
+  readonly weigh?: (value: V) => number
+}
+
+export const make = <K, V>(options: LruOptions<V>): Lru<K, V> => {
+  const capacity = Math.max(1, options.capacity)
+  const maxWeight = options.maxWeight ?? Infinity
+  const weigh = options.weigh ?? (() => 0)
+  const entries = new Map<K, V>()
+  let total = 0
+  const remove = (key: K) => {
+    const value = entries.get(key)
+    if (value === undefined && !entries.has(key)) return
+    total -= weigh(value as V)
+    entries.delete(key)
+  }
+  return {
+    get: (key) => {
+      if (!entries.has(key)) return undefined
+      const value = entries.get(key) as V
+      entries.delete(key)
+      entries.set(key, value)
+      return value
+    },
+    peek: (key) => entries.get(key),
+    set: (key, value) => {
+      remove(key)
+      entries.set(key, value)
+      total += weigh(value)
+      while (entries.size > capacity || total > maxWeight) remove(entries.keys().next().value as K)
+    },
+    delete: remove,
+    size: () => entries.size,
+    weight: () => total
+  }
+}
