@@ -25,6 +25,7 @@ import { ProviderExchange } from "@climate-grade/oauth"
 import {
   AccountsRepo,
   AlertsRepo,
+  BudgetLedgerRepo,
   CellStoreRepo,
   Database,
   Health,
@@ -35,7 +36,7 @@ import {
   SessionsRepo,
   SettingsRepo
 } from "@climate-grade/postgres"
-import { Nominatim, OpenMeteo } from "@climate-grade/weather"
+import { Nominatim, NominatimPacer, OpenMeteo } from "@climate-grade/weather"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -75,7 +76,7 @@ const providerSettings = (config: AppConfig) =>
 /** The weather upstreams, the history store over them, and the views over that; place search beside them. */
 const dataLayer = (config: AppConfig) =>
   DataViews.layer({ makeGrading: (history) => Grader.makeGrader(history) }).pipe(
-    Layer.provideMerge(CellData.layer({ historyStart: config.historyStart })),
+    Layer.provideMerge(CellData.layer({ historyStart: config.historyStart, dailyUnits: config.weather.dailyUnits })),
     Layer.provide(
       Layer.mergeAll(
         OpenMeteo.layer({
@@ -83,17 +84,19 @@ const dataLayer = (config: AppConfig) =>
           forecastUrl: config.weather.forecastUrl,
           apiKey: config.weather.apiKey
         }),
-        CellStoreRepo.layer
+        CellStoreRepo.layer,
+        BudgetLedgerRepo.layer
       )
     ),
     // Nominatim's two ports (labels for CellData, place search for /places) share one pacer.
     Layer.provideMerge(
       Layer.merge(
+        // One pacer for every Nominatim call of the process (CONTRACT.md §3, §8).
         Nominatim.layer({
           url: config.geocoder.url,
           searchUrl: config.geocoder.searchUrl,
           userAgent: config.geocoder.userAgent
-        }),
+        }).pipe(Layer.provide(NominatimPacer.layer())),
         PlacesRepo.layer
       )
     ),
@@ -176,6 +179,7 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
         basePath: config.basePath,
         publicOrigin: config.publicOrigin,
         trustedProxyHops: config.trustedProxyHops,
+        coldCellsPerClient: config.coldCellsPerClient,
         responses: ResponseIndex.make(),
         site,
         port: config.port,

@@ -2,7 +2,7 @@
  * Every setting of CONTRACT.md §1, read once at start-up with Effect `Config`. A bad value
  * fails with a `ConfigError` whose path names the variable; `main` prints it as one line.
  */
-import { CivilDate, LoginThrottle, Providers } from "@climate-grade/core"
+import { CivilDate, LoginThrottle, Providers, UpstreamBudget } from "@climate-grade/core"
 import { Database } from "@climate-grade/postgres"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
@@ -26,12 +26,15 @@ export interface AppConfig {
   readonly basePath: string
   readonly publicOrigin: Option.Option<string>
   readonly trustedProxyHops: number
+  readonly coldCellsPerClient: number
   readonly login: LoginThrottle.Policy
   readonly providers: { readonly chat: ProviderEnv; readonly idp: ProviderEnv }
   readonly weather: {
     readonly archiveUrl: string
     readonly forecastUrl: string
     readonly apiKey: Option.Option<Redacted.Redacted<string>>
+    /** Open-Meteo cost units a UTC day may spend on new cells; null: unlimited. */
+    readonly dailyUnits: number | null
   }
   readonly geocoder: { readonly url: string; readonly searchUrl: string; readonly userAgent: string }
   readonly historyStart: CivilDate.EpochDay
@@ -223,13 +226,33 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   basePath,
   publicOrigin: Config.map(optionalHttpUrl("PUBLIC_ORIGIN"), Option.map((s) => new URL(s).origin)),
   trustedProxyHops: wholeNumber("TRUSTED_PROXY_HOPS", 0, 0),
+  coldCellsPerClient: wholeNumber("COLD_CELLS_PER_CLIENT", 1, 2),
   login,
   providers: Config.all({ chat: provider("CHAT", "Chat"), idp: provider("IDP", "Identity provider") }),
   weather: Config.all({
     archiveUrl: httpUrl("WEATHER_ARCHIVE_URL").pipe(Config.withDefault("https://archive-api.open-meteo.com/v1/archive")),
     forecastUrl: httpUrl("WEATHER_FORECAST_URL").pipe(Config.withDefault("https://api.open-meteo.com/v1/forecast")),
-    apiKey: Config.map(optional("WEATHER_API_KEY"), Option.map(Redacted.make))
-  }),
+    apiKey: Config.map(optional("WEATHER_API_KEY"), Option.map(Redacted.make)),
+    dailyUnits: Config.mapOrFail(optional("WEATHER_DAILY_UNITS"), (units) =>
+      Option.isNone(units) ||
+      units.value.trim() === "unlimited" ||
+      (/^\d{1,12}$/.test(units.value.trim()) && Number(units.value) >= 1)
+        ? Either.right(units)
+        : Either.left(
+            ConfigError.InvalidData(["WEATHER_DAILY_UNITS"], `Expected a whole number of at least 1 or "unlimited", got "${units.value}"`)
+          )
+    )
+  }).pipe(
+    // Unset: the free tier's 10,000 without an API key; with a key, the plan is the operator's
+    // to state, so unlimited unless set.
+    Config.map(({ dailyUnits, ...weather }) => ({
+      ...weather,
+      dailyUnits: Option.match(dailyUnits, {
+        onNone: () => (Option.isNone(weather.apiKey) ? UpstreamBudget.FREE_TIER_DAILY_UNITS : null),
+        onSome: (units) => (units.trim() === "unlimited" ? null : Number(units))
+      })
+    }))
+  ),
   geocoder: Config.all({
     url: httpUrl("GEOCODER_URL").pipe(Config.withDefault("https://nominatim.openstreetmap.org/reverse")),
     searchUrl: httpUrl("GEOCODER_SEARCH_URL").pipe(Config.withDefault("https://nominatim.openstreetmap.org/search")),

@@ -6,7 +6,10 @@
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
+  CellData,
+  type Cell,
   DataViews,
+  LoginThrottle,
   type NoHistory,
   type PayloadKey,
   PayloadStore,
@@ -18,9 +21,12 @@ import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { gzipBytes, precompressed } from "./Compression.js"
 import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY } from "./ConditionalGet.js"
+import * as ColdCells from "./ColdCells.js"
 import * as DataQuery from "./DataQuery.js"
 import * as HttpMetrics from "./HttpMetrics.js"
 import { BadRequest } from "./Errors.js"
+import { HttpSettings } from "./HttpSettings.js"
+import { clientAddress } from "./RequestInfo.js"
 import { ResponseIndex } from "./ResponseIndex.js"
 import * as UpstreamErrors from "./UpstreamErrors.js"
 
@@ -33,6 +39,21 @@ export const make = Effect.gen(function* () {
   const views = yield* DataViews.DataViews
   const store = yield* PayloadStore
   const index = yield* ResponseIndex
+  const cellData = yield* CellData.CellData
+  const settings = yield* HttpSettings
+  const coldCells = ColdCells.make(settings.coldCellsPerClient)
+
+  /**
+   * A request that will have to fetch a new cell's history takes one of its client's slots
+   * (`ColdCells`); a cell already held is answered without one.
+   */
+  const gate = <A, E, R>(cell: Cell.Cell, effect: Effect.Effect<A, E, R>) =>
+    Effect.gen(function* () {
+      if (Option.isSome(yield* cellData.heldHistory(cell))) return yield* effect
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const client = LoginThrottle.clientNetwork(clientAddress(request, settings.trustedProxyHops))
+      return yield* coldCells.admit(client, cell.key, effect)
+    })
 
   /**
    * Stores a payload without holding the answer for the write: the table is a cache of what can
@@ -107,7 +128,8 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const cell = yield* DataQuery.cell(query)
       const prefetch = yield* DataQuery.prefetch(query)
-      const found = yield* views.bundle(cell, { prefetch })
+      // Only a full bundle may fetch a new cell (prefetch never calls the weather upstream).
+      const found = yield* (prefetch ? views.bundle(cell, { prefetch }) : gate(cell, views.bundle(cell, { prefetch })))
       if (Option.isNone(found)) {
         return HttpServerResponse.empty({ status: 204, headers: { "cache-control": CACHE_CONTROL, vary: VARY } })
       }
@@ -142,19 +164,31 @@ export const make = Effect.gen(function* () {
       )
     })
 
-  return { views, view, calendarRequest, bundle }
+  return { views, view, calendarRequest, bundle, gate }
 })
 
 /** Upstream and history failures, and a day out of range, as their HTTP answers. */
 const answerFailures = <R>(
-  effect: Effect.Effect<HttpServerResponse.HttpServerResponse, UpstreamError | NoHistory | DataViews.DateOutOfRange | BadRequest, R>
+  effect: Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    UpstreamError | NoHistory | DataViews.DateOutOfRange | BadRequest | ColdCells.TooManyColdCells,
+    R
+  >
 ) =>
   effect.pipe(
     Effect.catchTags({
       RateLimited: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
+      BudgetSpent: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
       UpstreamTimeout: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
       UpstreamFailure: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
       NoHistory: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
+      TooManyColdCells: (e) =>
+        Effect.succeed(
+          HttpServerResponse.unsafeJson(
+            { detail: ColdCells.detail(e.limit) },
+            { status: 429, headers: { "retry-after": String(ColdCells.RETRY_AFTER_SECONDS) } }
+          )
+        ),
       DateOutOfRange: (e) =>
         Effect.fail(
           new BadRequest({ detail: `Query parameter 'date' must be between ${e.first} and ${e.last}, got '${e.date}'.` })
@@ -166,17 +200,21 @@ export const layer = HttpApiBuilder.group(Api, "data", (handlers) =>
   Effect.map(make, (routes) =>
     handlers
       .handle("grade", ({ urlParams }) =>
-        answerFailures(Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.view(routes.views.grade(cell))))
+        answerFailures(
+          Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.gate(cell, routes.view(routes.views.grade(cell))))
+        )
       )
       .handle("forecast", ({ urlParams }) =>
-        answerFailures(Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.view(routes.views.forecast(cell))))
+        answerFailures(
+          Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.gate(cell, routes.view(routes.views.forecast(cell))))
+        )
       )
       .handle("calendar", ({ urlParams }) =>
         answerFailures(
           Effect.gen(function* () {
             const cell = yield* DataQuery.cell(urlParams)
             const request = yield* routes.calendarRequest(urlParams)
-            return yield* routes.view(routes.views.calendar(cell, request))
+            return yield* routes.gate(cell, routes.view(routes.views.calendar(cell, request)))
           })
         )
       )
@@ -185,7 +223,7 @@ export const layer = HttpApiBuilder.group(Api, "data", (handlers) =>
           Effect.gen(function* () {
             const cell = yield* DataQuery.cell(urlParams)
             const date = yield* DataQuery.date(urlParams, "date")
-            return yield* routes.view(routes.views.day(cell, date))
+            return yield* routes.gate(cell, routes.view(routes.views.day(cell, date)))
           })
         )
       )

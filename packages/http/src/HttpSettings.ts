@@ -11,5 +11,7 @@ export class HttpSettings extends Context.Tag("@climate-grade/http/HttpSettings"
     readonly publicOrigin: Option.Option<string>
     /** How many reverse proxies in front of the server append to `x-forwarded-for` and are trusted (0: none). */
     readonly trustedProxyHops: number
+    /** New cells one client may have loading at once (`ColdCells`). */
+    readonly coldCellsPerClient: number
   }
 >() {}

@@ -36,7 +36,9 @@ export const layer = HttpApiBuilder.group(Api, "places", (handlers) =>
           Effect.catchTags({
             RateLimited: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
             UpstreamTimeout: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
-            UpstreamFailure: (e) => Effect.succeed(UpstreamErrors.toResponse(e))
+            UpstreamFailure: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
+            // Place search is not counted against the weather budget; mapped for completeness.
+            BudgetSpent: (e) => Effect.succeed(UpstreamErrors.toResponse(e))
           })
         )
       })

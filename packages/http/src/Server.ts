@@ -31,6 +31,7 @@ export interface ServeOptions {
   readonly basePath: string
   readonly publicOrigin: Option.Option<string>
   readonly trustedProxyHops: number
+  readonly coldCellsPerClient: number
   /** Shared with the front door, which answers from it first. */
   readonly responses: ResponseIndex.Index
   /** The built site, served under `{basePath}/` (CONTRACT.md §8); its absence is answered on site paths. */
@@ -86,7 +87,8 @@ export const serve = (options: ServeOptions) =>
       Layer.succeed(HttpSettings, {
         basePath: options.basePath,
         publicOrigin: options.publicOrigin,
-        trustedProxyHops: options.trustedProxyHops
+        trustedProxyHops: options.trustedProxyHops,
+        coldCellsPerClient: options.coldCellsPerClient
       })
     ),
     Layer.provide(Layer.succeed(ResponseIndex.ResponseIndex, options.responses)),

@@ -15,6 +15,15 @@ export const toResponse = (error: UpstreamError | NoHistory): HttpServerResponse
         { detail: RATE_LIMITED_DETAIL },
         { status: 503, headers: { "retry-after": String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } }
       )
+    case "BudgetSpent":
+      return HttpServerResponse.unsafeJson(
+        {
+          detail:
+            `Today's weather budget (${error.dailyUnits} cost units) is spent, so no new place can be loaded until ` +
+            "00:00 UTC; places already loaded still answer."
+        },
+        { status: 503, headers: { "retry-after": String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } }
+      )
     case "UpstreamTimeout":
       return HttpServerResponse.unsafeJson({ detail: `The ${error.source} did not answer in time.` }, { status: 504 })
     case "UpstreamFailure":

@@ -45,6 +45,9 @@ const CLAIM_NAMESPACE = 727_000_002
  */
 export const MAX_CLAIMS = POOL_SIZE - 4
 
+/** A label claim older than this was left by a process that died (a lookup takes at most seconds). */
+const LABEL_CLAIM_STALE_MS = 60_000
+
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // PGlite serves one process; there is nobody else to wait for.
@@ -106,6 +109,18 @@ export const make = Effect.gen(function* () {
       ),
     markForecastChecked: (cell, checkedAt) => upsert(cell, { forecast_checked_at: new Date(checkedAt) }),
     saveLabel: (cell, label) => upsert(cell, { label }),
+    // A row, not an advisory lock: the lookup may wait its turn at the geocoder for a while,
+    // and must not hold a pooled connection meanwhile.
+    claimLabel: (key, now) =>
+      sql<{ cell_key: string }>`
+        insert into geocoder_claims as c (cell_key, claimed_at) values (${key}, ${now})
+        on conflict (cell_key) do update set claimed_at = excluded.claimed_at
+          where c.claimed_at < ${now - LABEL_CLAIM_STALE_MS}
+        returning cell_key`.pipe(
+        Effect.map((rows) => rows.length === 1),
+        Effect.orDie
+      ),
+    releaseLabel: (key) => sql`delete from geocoder_claims where cell_key = ${key}`.pipe(Effect.asVoid, Effect.orDie),
     // The claim is a transaction holding an advisory lock: every statement of the claimed work
     // runs on that one connection (a claim that needed a second pooled connection could starve
     // the pool: ten claims each waiting for an eleventh connection), and the lock is released by

@@ -8,7 +8,9 @@ import payloads from "./migrations/0003_payloads.js"
 import forecastChecked from "./migrations/0004_forecast_checked.js"
 import alerts from "./migrations/0005_alerts.js"
 import loginThrottle from "./migrations/0006_login_throttle.js"
+import weatherBudget from "./migrations/0007_weather_budget.js"
 import places from "./migrations/0008_places.js"
+import geocoderClaims from "./migrations/0009_geocoder_claims.js"
 
 /** Every migration, in order. Imported statically so a bundled server carries them. */
 export const migrations = Migrator.fromRecord({
@@ -18,7 +20,9 @@ export const migrations = Migrator.fromRecord({
   "0004_forecast_checked": forecastChecked,
   "0005_alerts": alerts,
   "0006_login_throttle": loginThrottle,
-  "0008_places": places
+  "0007_weather_budget": weatherBudget,
+  "0008_places": places,
+  "0009_geocoder_claims": geocoderClaims
 })
 
 /** An arbitrary constant naming "this service's migrations" among advisory locks. */

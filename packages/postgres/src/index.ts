@@ -1,4 +1,5 @@
 export * as AccountsRepo from "./AccountsRepo.js"
+export * as BudgetLedgerRepo from "./BudgetLedgerRepo.js"
 export * as CellStoreRepo from "./CellStoreRepo.js"
 export * as DataDirLock from "./DataDirLock.js"
 export * as Database from "./Database.js"

@@ -1,3 +1,4 @@
+import { UpstreamBudget } from "@climate-grade/core"
 import * as Metric from "effect/Metric"
 
 /** Open-Meteo cost units spent: max(1, variables / 10 × days / 14) per call. */
@@ -8,4 +9,8 @@ export const costUnits = Metric.counter("weather_cost_units", {
 /** Calls made to each upstream, whatever their outcome. */
 export const upstreamCalls = Metric.counter("weather_upstream_calls", { description: "Calls to the weather and geocoder upstreams" })
 
-export const costOf = (variables: number, days: number): number => Math.max(1, (variables / 10) * (days / 14))
+/** Open-Meteo's price of a call; the rule lives with the budget it is counted against. */
+export const costOf = UpstreamBudget.costOf
+
+/** Cost units left of today's budget (`WEATHER_DAILY_UNITS`), set on each reservation. */
+export const budgetUnitsLeft = UpstreamBudget.unitsLeft

@@ -9,13 +9,14 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Cell, Geocoder, Places, UpstreamFailure } from "@climate-grade/core"
 import * as Context from "effect/Context"
-import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { upstreamCalls } from "./Metrics.js"
+import * as NominatimPacer from "./NominatimPacer.js"
 import * as Upstream from "./Upstream.js"
 
 export interface NominatimConfig {
@@ -25,7 +26,7 @@ export interface NominatimConfig {
   readonly searchUrl?: string
   readonly userAgent: string
   readonly timeout?: Duration.DurationInput
-  /** The least time between two calls; Nominatim's usage policy asks for one second. */
+  /** The least time between two calls, when no `NominatimPacer` is provided; Nominatim's usage policy asks for one second. */
   readonly interval?: Duration.DurationInput
 }
 
@@ -73,31 +74,11 @@ export const DEFAULT_SEARCH_URL = "https://nominatim.openstreetmap.org/search"
 export const makePorts = (config: NominatimConfig) =>
   Effect.gen(function* () {
     const client = yield* HttpClient.HttpClient
-    const interval = Duration.toMillis(config.interval ?? Duration.seconds(1))
-    const permit = yield* Effect.makeSemaphore(1)
-    let last = Number.NEGATIVE_INFINITY
-
-    /**
-     * Waits its turn: one call at a time, each starting `interval` after the previous one ended,
-     * whatever the number of callers. Counting from the end (not the start) means Nominatim sees
-     * the calls at least `interval` apart however long each took on the way.
-     */
-    const paced = <A, E, R>(call: Effect.Effect<A, E, R>) =>
-      permit.withPermits(1)(
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          if (now - last < interval) yield* Effect.sleep(Duration.millis(last + interval - now))
-          return yield* call
-        }).pipe(
-          Effect.ensuring(
-            Effect.flatMap(Clock.currentTimeMillis, (t) =>
-              Effect.sync(() => {
-                last = t
-              })
-            )
-          )
-        )
-      )
+    // The process's pacer when the application provides one, else one of this client's own; the
+    // reverse geocoder and place search below share it either way.
+    const { paced } = yield* Effect.serviceOption(NominatimPacer.NominatimPacer).pipe(
+      Effect.flatMap(Option.match({ onNone: () => NominatimPacer.make(config.interval), onSome: Effect.succeed }))
+    )
 
     const timeout = config.timeout ?? Duration.seconds(5)
     const get = (url: string, urlParams: Record<string, string>) =>
@@ -160,12 +141,12 @@ export const makePorts = (config: NominatimConfig) =>
     return { geocoder, placeSearch }
   })
 
-/** The reverse geocoder alone (its own pacer). */
+/** The reverse geocoder alone. */
 export const make = (config: NominatimConfig) => Effect.map(makePorts(config), (ports) => ports.geocoder)
 
 /** The reverse geocoder and place search, sharing one pacer. */
 export const layer = (config: NominatimConfig) =>
-  Layer.effectContext(
+  Layer.scopedContext(
     Effect.map(makePorts(config), ({ geocoder, placeSearch }) =>
       Context.make(Geocoder, geocoder).pipe(Context.add(Places.PlaceSearch, placeSearch))
     )

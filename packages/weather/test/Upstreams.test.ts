@@ -1,7 +1,7 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Cell, CivilDate, RateLimited, UpstreamFailure, UpstreamTimeout } from "@climate-grade/core"
-import { Metrics, Nominatim, OpenMeteo } from "@climate-grade/weather"
+import { Metrics, Nominatim, NominatimPacer, OpenMeteo } from "@climate-grade/weather"
 import { FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import { HttpClient } from "@effect/platform"
 import * as Clock from "effect/Clock"
@@ -270,6 +270,29 @@ describe("Nominatim client", () => {
       yield* Fiber.join(all)
       expect(sentAt).toEqual([0, 1000, 2000])
       expect(fake.requests).toHaveLength(3)
+    }))
+
+  it.scoped("the pacer lets calls through one at a time, a second apart by its own clock", () =>
+    Effect.gen(function* () {
+      const pacer = yield* NominatimPacer.make("1 second")
+      let active = 0
+      let most = 0
+      // Each call takes 300 ms: the pacer must not start the next one before it ends either.
+      const call = Effect.acquireUseRelease(
+        Effect.sync(() => {
+          active++
+          most = Math.max(most, active)
+        }),
+        () => Effect.sleep("300 millis"),
+        () => Effect.sync(() => void active--)
+      )
+      const start = yield* TestClock.currentTimeMillis
+      const fibers = yield* Effect.forkAll(Array.from({ length: 4 }, () => pacer.paced(call)))
+      for (let i = 0; i < 50; i++) yield* TestClock.adjust("100 millis")
+      yield* Fiber.join(fibers)
+      const released = yield* pacer.released
+      expect(released.map((t) => t - start)).toEqual([0, 1000, 2000, 3000])
+      expect(most).toBe(1)
     }))
 })
 

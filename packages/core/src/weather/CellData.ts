@@ -9,6 +9,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 import type { Cell } from "../Cell.js"
 import type * as CivilDate from "../CivilDate.js"
@@ -21,6 +22,7 @@ import { type Forecast, type History, toForecast, toHistory } from "./Held.js"
 import * as HistoryFlow from "./HistoryFlow.js"
 import * as LabelFlow from "./LabelFlow.js"
 import * as RecordCache from "./RecordCache.js"
+import * as UpstreamBudget from "./UpstreamBudget.js"
 import { Geocoder, WeatherSource } from "./WeatherSource.js"
 
 export { type Forecast, HOUR_MS, type History } from "./Held.js"
@@ -29,6 +31,13 @@ export interface CellDataOptions {
   readonly historyStart: CivilDate.EpochDay
   /** How many decoded cell records to keep in memory. */
   readonly cacheSize?: number
+  /**
+   * Open-Meteo cost units a UTC day may spend on new cells (`UpstreamBudget`); null or absent:
+   * unlimited. The ledger is the `BudgetLedger` service when provided, else this process's own.
+   */
+  readonly dailyUnits?: number | null
+  /** How long a view waits for a new cell's label before it is served without one (default 2 s). */
+  readonly labelWait?: Duration.DurationInput
 }
 
 export class CellData extends Context.Tag("@climate-grade/core/CellData")<
@@ -40,7 +49,10 @@ export class CellData extends Context.Tag("@climate-grade/core/CellData")<
     readonly forecast: (cell: Cell) => Effect.Effect<Forecast, UpstreamError>
     /** The forecast already held, fresh or not, without any upstream call. */
     readonly heldForecast: (cell: Cell) => Effect.Effect<Option.Option<Forecast>>
-    /** The cell's label, looked up now when it has none; null when that lookup fails. */
+    /**
+     * The cell's label, looked up when it has none; null when that lookup fails or has not
+     * answered within `labelWait` (it goes on in the background and labels the cell later).
+     */
     readonly label: (cell: Cell) => Effect.Effect<string | null>
     /** The label held, without a lookup. */
     readonly heldLabel: (cell: Cell) => Effect.Effect<string | null>
@@ -56,12 +68,14 @@ export const make = (options: CellDataOptions) =>
     const geocoder = yield* Geocoder
     const cache = RecordCache.make(store, options.cacheSize ?? 64)
     const guard = Backoff.make()
+    const ledger = Option.getOrElse(yield* Effect.serviceOption(UpstreamBudget.BudgetLedger), UpstreamBudget.memoryLedger)
+    const budget = UpstreamBudget.make(ledger, options.dailyUnits ?? null)
     return CellData.of({
-      history: HistoryFlow.make({ store, source, cache, guard, historyStart: options.historyStart }),
+      history: HistoryFlow.make({ store, source, cache, guard, budget, historyStart: options.historyStart }),
       heldHistory: (cell) => Effect.map(cache.current(cell.key), toHistory),
-      forecast: ForecastFlow.make({ store, source, cache, guard, refetched: Option.getOrUndefined(refetched) }),
+      forecast: ForecastFlow.make({ store, source, cache, guard, budget, refetched: Option.getOrUndefined(refetched) }),
       heldForecast: (cell) => Effect.map(cache.current(cell.key), toForecast),
-      label: LabelFlow.make({ store, geocoder, cache }),
+      label: LabelFlow.make({ store, geocoder, cache, wait: options.labelWait ?? Duration.seconds(2) }),
       heldLabel: (cell) => Effect.map(cache.current(cell.key), (r) => r.label)
     })
   })

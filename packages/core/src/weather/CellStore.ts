@@ -41,6 +41,13 @@ export class CellStore extends Context.Tag("@climate-grade/core/CellStore")<
     /** A refetch was tried and failed: the held forecast and its stamp stay. */
     readonly markForecastChecked: (cell: Cell, checkedAt: number) => Effect.Effect<void>
     readonly saveLabel: (cell: Cell, label: string) => Effect.Effect<void>
+    /**
+     * Claims the cell's label lookup for this process, so instances sharing the store make one
+     * lookup per cell; false while another holds it. A claim left by a process that died is
+     * taken over once it is older than a minute. Unlike `exclusive`, holds no connection.
+     */
+    readonly claimLabel: (key: string, now: number) => Effect.Effect<boolean>
+    readonly releaseLabel: (key: string) => Effect.Effect<void>
     /** Whether other processes may write this store (a PostgreSQL server); not for PGlite. */
     readonly shared: boolean
     /**

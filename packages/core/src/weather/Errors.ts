@@ -17,7 +17,16 @@ export class UpstreamFailure extends Schema.TaggedError<UpstreamFailure>()("Upst
   reason: Schema.String
 }) {}
 
-export type UpstreamError = RateLimited | UpstreamTimeout | UpstreamFailure
+/**
+ * The day's upstream budget (`WEATHER_DAILY_UNITS`) cannot pay for a new cell's history; the
+ * budget's UTC day rolls over in `retryAfterSeconds`. Nothing was asked of the upstream.
+ */
+export class BudgetSpent extends Schema.TaggedError<BudgetSpent>()("BudgetSpent", {
+  dailyUnits: Schema.Number,
+  retryAfterSeconds: Schema.Number
+}) {}
+
+export type UpstreamError = RateLimited | UpstreamTimeout | UpstreamFailure | BudgetSpent
 
 /** A cell whose history holds no value at all. */
 export class NoHistory extends Schema.TaggedError<NoHistory>()("NoHistory", {

@@ -14,6 +14,7 @@ import type { UpstreamError } from "./Errors.js"
 import { type Forecast, fresh, toForecast } from "./Held.js"
 import type { RecordCache } from "./RecordCache.js"
 import * as SingleFlight from "./SingleFlight.js"
+import { type Budget, FORECAST_COST } from "./UpstreamBudget.js"
 import type { WeatherSource } from "./WeatherSource.js"
 
 export interface Deps {
@@ -23,9 +24,10 @@ export interface Deps {
   readonly guard: Guard
   /** Told of each successful refetch (alerts evaluate a watched cell then). */
   readonly refetched?: PubSub.PubSub<Cell> | undefined
+  readonly budget: Budget
 }
 
-export const make = ({ store, source, cache, guard, refetched }: Deps) => {
+export const make = ({ store, source, cache, guard, refetched, budget }: Deps) => {
   const refetch = (cell: Cell, now: number) =>
     store.exclusive(
       cell.key,
@@ -34,7 +36,8 @@ export const make = ({ store, source, cache, guard, refetched }: Deps) => {
         const record = yield* cache.latest(cell.key)
         const last = toForecast(record)
         if (Option.isSome(last) && fresh(last.value.checkedAt, now)) return last.value
-        return yield* guard("forecast", source.forecast(cell)).pipe(
+        // Recorded against the budget, never refused by it: a forecast serves places already held.
+        return yield* guard("forecast", budget.recorded(FORECAST_COST, source.forecast(cell))).pipe(
           Effect.flatMap((fetched) =>
             Effect.gen(function* () {
               yield* store.saveForecast(cell, { timezone: fetched.timezone, forecast: fetched.series, stamp: now })

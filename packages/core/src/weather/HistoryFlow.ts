@@ -15,6 +15,7 @@ import { NoHistory, type UpstreamError } from "./Errors.js"
 import { fresh, type History, toHistory, trimmed } from "./Held.js"
 import type { RecordCache } from "./RecordCache.js"
 import * as SingleFlight from "./SingleFlight.js"
+import { archiveCost, type Budget } from "./UpstreamBudget.js"
 import type { WeatherSource } from "./WeatherSource.js"
 
 export interface Deps {
@@ -22,10 +23,11 @@ export interface Deps {
   readonly source: WeatherSource["Type"]
   readonly cache: RecordCache
   readonly guard: Guard
+  readonly budget: Budget
   readonly historyStart: CivilDate.EpochDay
 }
 
-export const make = ({ store, source, cache, guard, historyStart }: Deps) => {
+export const make = ({ store, source, cache, guard, budget, historyStart }: Deps) => {
   const coldFetch = (cell: Cell) =>
     store.exclusive(
       cell.key,
@@ -42,7 +44,11 @@ export const make = ({ store, source, cache, guard, historyStart }: Deps) => {
         // The cell's time zone comes with the answer: until then, no date that is still
         // tomorrow somewhere.
         const today = CivilDate.earliestToday(now)
-        const fetched = yield* guard("archive", source.archive(cell, historyStart, today))
+        // A new cell is the expensive call: refused, before it is made, when the day's budget cannot pay it.
+        const fetched = yield* guard(
+          "archive",
+          budget.reserved(archiveCost(historyStart, today), source.archive(cell, historyStart, today))
+        )
         const history = trimmed(fetched.series)
         yield* store.saveHistory(cell, { timezone: fetched.timezone, history, checkedAt: now })
         const saved = cache.patch(record, { timezone: fetched.timezone, history, historyCheckedAt: now })
@@ -68,7 +74,8 @@ export const make = ({ store, source, cache, guard, historyStart }: Deps) => {
           cache.patch(record, { historyCheckedAt: now })
           return newest
         }
-        return yield* guard("archive", source.archive(cell, newest.end + 1, today)).pipe(
+        // A top-up keeps a held cell current: recorded against the budget, never refused by it.
+        return yield* guard("archive", budget.recorded(archiveCost(newest.end + 1, today), source.archive(cell, newest.end + 1, today))).pipe(
           Effect.flatMap((tail) =>
             Effect.gen(function* () {
               const merged = trimmed(DailySeries.merge(newest.series, tail.series)) ?? newest.series
