@@ -27,6 +27,8 @@ export interface FakeNominatim {
   /** Address by `"lat,lon"` as sent; others get `fallback`. */
   readonly addresses: Map<string, Readonly<Record<string, string>>>
   fallback: Readonly<Record<string, string>> | "unable"
+  /** Added to every answer: a slow geocoder. */
+  delayMs: number
 }
 
 export const make = Effect.gen(function* () {
@@ -40,7 +42,8 @@ export const make = Effect.gen(function* () {
     // By default any name is found once, in Seattle's cell, so pages can be searched without set-up.
     searchFallback: (q: string): ReadonlyArray<SearchResult> => [
       { display_name: `${q}, Test State, Testland`, lat: "47.6062", lon: "-122.3321", name: q }
-    ]
+    ],
+    delayMs: 0
   }
   const { origin } = yield* serve((req, res, url) => {
     if (url.pathname === "/search") {
@@ -69,25 +72,29 @@ export const make = Effect.gen(function* () {
     }
     if (url.pathname !== "/reverse") return send(res, 404, { error: "Not found" })
     const { query } = record(state.requests, req, res, url)
-    if (state.failing.has(`${query.lat},${query.lon}`)) return send(res, 500, { error: "Internal error" })
-    if (play(state.faults.shift(), res)) return
-    const address = state.addresses.get(`${query.lat},${query.lon}`) ?? state.fallback
-    if (address === "unable") return send(res, 200, { error: "Unable to geocode" })
-    send(res, 200, {
-      place_id: 1,
-      licence: "Data © OpenStreetMap contributors, ODbL 1.0. http://osm.org/copyright",
-      osm_type: "relation",
-      lat: query.lat,
-      lon: query.lon,
-      category: "boundary",
-      type: "administrative",
-      place_rank: 16,
-      addresstype: "city",
-      name: Object.values(address)[0] ?? "",
-      display_name: Object.values(address).join(", "),
-      address,
-      boundingbox: ["0", "0", "0", "0"]
-    })
+    const answer = () => {
+      if (state.failing.has(`${query.lat},${query.lon}`)) return send(res, 500, { error: "Internal error" })
+      if (play(state.faults.shift(), res)) return
+      const address = state.addresses.get(`${query.lat},${query.lon}`) ?? state.fallback
+      if (address === "unable") return send(res, 200, { error: "Unable to geocode" })
+      send(res, 200, {
+        place_id: 1,
+        licence: "Data © OpenStreetMap contributors, ODbL 1.0. http://osm.org/copyright",
+        osm_type: "relation",
+        lat: query.lat,
+        lon: query.lon,
+        category: "boundary",
+        type: "administrative",
+        place_rank: 16,
+        addresstype: "city",
+        name: Object.values(address)[0] ?? "",
+        display_name: Object.values(address).join(", "),
+        address,
+        boundingbox: ["0", "0", "0", "0"]
+      })
+    }
+    if (state.delayMs > 0) setTimeout(answer, state.delayMs)
+    else answer()
   })
   return Object.assign(state, { origin, reverseUrl: `${origin}/reverse`, searchUrl: `${origin}/search` }) as FakeNominatim
 })
