@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Payloads } from "@climate-grade/core"
 import * as Schema from "effect/Schema"
-import { BadRequestSchema, NotFoundSchema, ServiceUnavailableSchema } from "./Errors.js"
+import { BadRequestSchema, NotFoundSchema, ServiceUnavailableSchema, TooManyRequestsSchema } from "./Errors.js"
 
 /**
  * A query value as sent: a repeated parameter arrives as an array, which DataQuery refuses with a
@@ -52,4 +52,6 @@ export class DataGroup extends HttpApiGroup.make("data")
   )
   .addError(BadRequestSchema)
   .addError(NotFoundSchema)
+  // A client already loading COLD_CELLS_PER_CLIENT new cells (Retry-After).
+  .addError(TooManyRequestsSchema)
   .addError(ServiceUnavailableSchema) {}
