@@ -146,7 +146,7 @@ export const make = (config: NominatimConfig) => Effect.map(makePorts(config), (
 
 /** The reverse geocoder and place search, sharing one pacer. */
 export const layer = (config: NominatimConfig) =>
-  Layer.scopedContext(
+  Layer.effectContext(
     Effect.map(makePorts(config), ({ geocoder, placeSearch }) =>
       Context.make(Geocoder, geocoder).pipe(Context.add(Places.PlaceSearch, placeSearch))
     )

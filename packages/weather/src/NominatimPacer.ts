@@ -1,21 +1,24 @@
 /**
  * Nominatim's usage policy: at most one request per second, from the whole application. Every
  * call to Nominatim from this process (reverse geocoding, place search) goes through one pacer:
- * `effect/RateLimiter` (a token bucket of one token refilled a second after it is taken, so two
- * calls start at least `interval` apart by Effect's Clock) behind a one-permit semaphore, so
- * calls also never overlap (a slow answer holds the next call back, as a polite client should).
+ * a one-permit semaphore, and whoever holds it first waits until `interval` has passed since the
+ * previous call ended. Calls never overlap, and each starts at least `interval` after the previous
+ * one *ended*, which is what Nominatim sees on the wire whatever each call's latency.
+ *
+ * Not `effect/RateLimiter`: its token bucket spaces the *starts* of calls (a token comes back
+ * `interval` after it was taken), so a call slow to connect followed by a fast one reach the
+ * server less than a second apart (862 ms measured in the place-search spacing test).
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as RateLimiter from "effect/RateLimiter"
 
 export class NominatimPacer extends Context.Tag("@climate-grade/weather/NominatimPacer")<
   NominatimPacer,
   {
-    /** Runs `call` when its turn comes: one at a time, starts `interval` apart. */
+    /** Runs `call` when its turn comes: one at a time, each `interval` after the previous one ended. */
     readonly paced: <A, E, R>(call: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     /** When (Clock ms) the last calls were let through, oldest first; at most 100 (tests, diagnostics). */
     readonly released: Effect.Effect<ReadonlyArray<number>>
@@ -24,17 +27,31 @@ export class NominatimPacer extends Context.Tag("@climate-grade/weather/Nominati
 
 export const make = (interval: Duration.DurationInput = Duration.seconds(1)) =>
   Effect.gen(function* () {
-    const limiter = yield* RateLimiter.make({ limit: 1, interval, algorithm: "token-bucket" })
-    const serial = yield* Effect.makeSemaphore(1)
+    const gap = Duration.toMillis(interval)
+    const permit = yield* Effect.makeSemaphore(1)
+    let lastEnded = Number.NEGATIVE_INFINITY
     const released: Array<number> = []
-    const stamp = Effect.map(Clock.currentTimeMillis, (now) => {
-      released.push(now)
-      if (released.length > 100) released.shift()
-    })
     return NominatimPacer.of({
-      paced: (call) => serial.withPermits(1)(limiter(Effect.zipRight(stamp, call))),
+      paced: (call) =>
+        permit.withPermits(1)(
+          Effect.gen(function* () {
+            const now = yield* Clock.currentTimeMillis
+            if (now - lastEnded < gap) yield* Effect.sleep(Duration.millis(lastEnded + gap - now))
+            released.push(yield* Clock.currentTimeMillis)
+            if (released.length > 100) released.shift()
+            return yield* call
+          }).pipe(
+            Effect.ensuring(
+              Effect.flatMap(Clock.currentTimeMillis, (t) =>
+                Effect.sync(() => {
+                  lastEnded = t
+                })
+              )
+            )
+          )
+        ),
       released: Effect.sync(() => [...released])
     })
   })
 
-export const layer = (interval?: Duration.DurationInput) => Layer.scoped(NominatimPacer, make(interval))
+export const layer = (interval?: Duration.DurationInput) => Layer.effect(NominatimPacer, make(interval))

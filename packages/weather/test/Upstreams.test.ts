@@ -272,7 +272,7 @@ describe("Nominatim client", () => {
       expect(fake.requests).toHaveLength(3)
     }))
 
-  it.scoped("the pacer lets calls through one at a time, a second apart by its own clock", () =>
+  it.scoped("the pacer lets calls through one at a time, each a second after the previous one ended, by its own clock", () =>
     Effect.gen(function* () {
       const pacer = yield* NominatimPacer.make("1 second")
       let active = 0
@@ -288,10 +288,11 @@ describe("Nominatim client", () => {
       )
       const start = yield* TestClock.currentTimeMillis
       const fibers = yield* Effect.forkAll(Array.from({ length: 4 }, () => pacer.paced(call)))
-      for (let i = 0; i < 50; i++) yield* TestClock.adjust("100 millis")
+      for (let i = 0; i < 60; i++) yield* TestClock.adjust("100 millis")
       yield* Fiber.join(fibers)
       const released = yield* pacer.released
-      expect(released.map((t) => t - start)).toEqual([0, 1000, 2000, 3000])
+      // Each call takes 300 ms; the next starts a second after it ended.
+      expect(released.map((t) => t - start)).toEqual([0, 1300, 2600, 3900])
       expect(most).toBe(1)
     }))
 })
