@@ -36,7 +36,7 @@ export interface CellDataOptions {
    * unlimited. The ledger is the `BudgetLedger` service when provided, else this process's own.
    */
   readonly dailyUnits?: number | null
-  /** How long a view waits for a new cell's label before it is served without one (default 2 s). */
+  /** How long a view waits for a new cell's label queued behind other lookups before it is served without one (default 2 s). */
   readonly labelWait?: Duration.DurationInput
 }
 
@@ -70,6 +70,8 @@ export const make = (options: CellDataOptions) =>
     const guard = Backoff.make()
     const ledger = Option.getOrElse(yield* Effect.serviceOption(UpstreamBudget.BudgetLedger), UpstreamBudget.memoryLedger)
     const budget = UpstreamBudget.make(ledger, options.dailyUnits ?? null)
+    // The gauge tells the day's truth from the start, not only after this process's first call.
+    yield* budget.observe
     return CellData.of({
       history: HistoryFlow.make({ store, source, cache, guard, budget, historyStart: options.historyStart }),
       heldHistory: (cell) => Effect.map(cache.current(cell.key), toHistory),

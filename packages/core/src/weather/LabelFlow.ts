@@ -3,7 +3,8 @@
  * unlabeled (null) and is tried again on a later request.
  *
  * The geocoder allows one call a second for the whole process, so a burst of new cells makes a
- * queue. A view never waits in it for more than `wait`: the lookup goes on in the background and
+ * queue. A view never waits in it for more than `wait` (a lone lookup, queued behind nothing, is
+ * waited for: the geocoder's timeout bounds it): the lookup goes on in the background and
  * the view is served with `label: null` (its freshness token names the label, so the payload is
  * rebuilt once the label arrives, and nothing unlabeled is held in the response index). One
  * lookup per cell: concurrent requests share it, and across instances the store's label claim
@@ -91,6 +92,9 @@ export const make = ({ cache, geocoder, maxPending = 120, store, wait }: Deps) =
       if (record.label !== null) return record.label
       const done = yield* started(cell)
       if (done === undefined) return null
+      // The only lookup in flight is not queued: it ends within the geocoder's own timeout, and
+      // the view waits for it as before. Behind others, the view waits `wait` at most.
+      if (pending.size <= 1) return yield* Deferred.await(done)
       return yield* Deferred.await(done).pipe(Effect.timeoutTo({ duration: wait, onTimeout: () => null, onSuccess: (l) => l }))
     }).pipe(Effect.withSpan("CellData.label", { attributes: { cell: cell.key } }))
 

@@ -83,6 +83,8 @@ export interface Budget {
   readonly reserved: <A>(units: number, call: Effect.Effect<A, UpstreamError>) => Effect.Effect<A, UpstreamError>
   /** A call that is never refused; its units are recorded (and refunded if it fails). */
   readonly recorded: <A>(units: number, call: Effect.Effect<A, UpstreamError>) => Effect.Effect<A, UpstreamError>
+  /** Reads the day's spending (adding nothing) into the `unitsLeft` gauge, e.g. at start-up. */
+  readonly observe: Effect.Effect<void>
 }
 
 export const make = (ledger: BudgetLedger["Type"], dailyUnits: number | null): Budget => {
@@ -99,6 +101,13 @@ export const make = (ledger: BudgetLedger["Type"], dailyUnits: number | null): B
     })
   return {
     reserved: (units, call) => spend(units, dailyUnits, call),
-    recorded: (units, call) => spend(units, null, call)
+    recorded: (units, call) => spend(units, null, call),
+    observe:
+      dailyUnits === null
+        ? Effect.void
+        : Effect.gen(function* () {
+            const total = yield* ledger.reserve(utcDay(yield* Clock.currentTimeMillis), 0, null)
+            yield* Metric.set(unitsLeft, Math.max(0, dailyUnits - Option.getOrElse(total, () => 0)))
+          })
   }
 }
