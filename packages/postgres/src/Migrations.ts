@@ -32,9 +32,11 @@ const MIGRATIONS_TABLE = "schema_migrations"
 /**
  * Runs pending migrations. Several instances may start at once on one PostgreSQL: the
  * whole run is one transaction that first takes a transaction-scoped advisory lock, so the
- * second instance waits, then finds nothing left to do. The Migrator creates its bookkeeping
- * table only after a failing probe, which would abort this transaction, and is not race-safe
- * on its own; so the table is created here first, under the lock, in the Migrator's shape.
+ * second instance waits, then finds nothing left to do. Every migration not yet recorded runs,
+ * in id order, even one numbered below a migration already applied: `Migrator.make` runs only
+ * ids above the highest applied, so a migration that reached a database after a higher-numbered
+ * one (numbers reserved by parallel work land out of order) would otherwise never run there.
+ * The bookkeeping table keeps the Migrator's shape.
  */
 export const run = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -46,7 +48,16 @@ export const run = Effect.gen(function* () {
         created_at timestamp with time zone not null default now(),
         name text not null
       )`
-      return yield* Migrator.make({})({ loader: migrations, table: MIGRATIONS_TABLE })
+      const applied = new Set(
+        (yield* sql<{ migration_id: number }>`select migration_id from ${sql(MIGRATIONS_TABLE)}`).map((r) => r.migration_id)
+      )
+      const pending = (yield* migrations).filter(([id]) => !applied.has(id))
+      for (const [id, name, load] of pending) {
+        const migration = (yield* load) as Effect.Effect<unknown, unknown, SqlClient.SqlClient>
+        yield* Effect.orDieWith(migration, (cause) => new Error(`Migration ${id}_${name} failed: ${String(cause)}`))
+        yield* sql`insert into ${sql(MIGRATIONS_TABLE)} ${sql.insert({ migration_id: id, name })}`
+      }
+      return pending.map(([id, name]) => [id, name] as const)
     })
   )
 }).pipe(Effect.withSpan("Migrations.run"))

@@ -38,6 +38,19 @@ for (const backend of backends) {
           )
         }))
 
+      it.effect("a migration that reached the database after a higher-numbered one still runs", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          // As if 0008 had been applied before 0005 existed: 0005's tables and its record gone.
+          yield* sql`drop table alert_outbox, alerts, alert_watches cascade`
+          yield* sql`delete from schema_migrations where migration_id = 5`
+          expect(yield* Migrations.run).toEqual([[5, "alerts"]])
+          const [found] = yield* sql<{ n: number }>`
+            select count(*)::int as n from information_schema.tables where table_name = 'alert_watches'`
+          expect(found!.n).toBe(1)
+          expect(yield* Migrations.run).toEqual([])
+        }))
+
       it.effect("users: e-mail is unique case-insensitively and found either way", () =>
         Effect.gen(function* () {
           const users = yield* Users
