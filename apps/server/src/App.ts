@@ -129,20 +129,21 @@ const alertsLayer = (config: AppConfig) => {
   )
 }
 
+/**
+ * Every port over a given (migrated) database. No background work: the operator command runs on
+ * this too, and must not evaluate watches or send messages; the server adds `alertsLayer`.
+ */
 export const servicesLayer = (config: AppConfig, database: Layer.Layer<SqlClient.SqlClient> = databaseLayer(config)) =>
-  alertsLayer(config).pipe(
-    Layer.provideMerge(
-      Layer.mergeAll(
-        AccountsRepo.layer,
-        SessionsRepo.layer,
-        Health.layer,
-        LoginAttemptsRepo.layer,
-        Layer.succeed(LoginThrottle.LoginPolicy, config.login),
-        authSecret(config),
-        ProviderExchange.layer,
-        dataLayer(config)
-      )
-    ),
+  Layer.mergeAll(
+    AccountsRepo.layer,
+    SessionsRepo.layer,
+    Health.layer,
+    LoginAttemptsRepo.layer,
+    Layer.succeed(LoginThrottle.LoginPolicy, config.login),
+    authSecret(config),
+    ProviderExchange.layer,
+    dataLayer(config)
+  ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(Random.layer, Argon2.layer, providerSettings(config), NodeHttpClient.layer, ForecastEvents.layer)
     ),
@@ -195,6 +196,7 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
       database === undefined && config.database._tag === "Embedded" ? Control.layer(config.database.dataDir) : Layer.empty
     ),
     HttpServer.withLogAddress,
+    Layer.provideMerge(alertsLayer(config)),
     Layer.provideMerge(servicesLayer(config, database))
   )
 
