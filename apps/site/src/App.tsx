@@ -13,6 +13,7 @@ import { Legend } from "./components/Legend.js"
 import { CoordinatesForm, LocateButton, RecentPlaces, SearchBox } from "./components/PlacePicker.js"
 import { Provenance } from "./components/Provenance.js"
 import { UnitsSwitch } from "./components/UnitsSwitch.js"
+import { WatchPlace } from "./components/WatchPlace.js"
 import { CellMap, WorldMap } from "./components/WorldMap.js"
 import { formatCoordinates, longDate, sinceYearOf, VARIABLE_NAME, VARIABLES, verdict } from "./format.js"
 import type { Variable } from "./payloads.js"
@@ -240,6 +241,7 @@ export const App = () => {
                 <p class="muted">
                   Cell {formatCoordinates(p.cell.lat, p.cell.lon)} · {p.cell.timezone}
                 </p>
+                {chosen !== null && <WatchPlace lat={chosen.lat} lon={chosen.lon} cellLat={p.cell.lat} cellLon={p.cell.lon} />}
               </>
             ) : (
               <h1>{chosen === null ? "How unusual is today's weather?" : formatCoordinates(chosen.lat, chosen.lon)}</h1>

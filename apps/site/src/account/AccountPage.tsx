@@ -1,11 +1,12 @@
 /**
  * The account page (CONTRACT.md §8), where sign-in redirects land: the outcome in words, sign-in for a
  * visitor, and for a signed-in user the linked identities, the direct-message switch and sign-out.
- * Each section is its own component, so the alerts' watch list can be added beside them.
+ * Each section is its own component; the alerts' watched places and last alerts are in Watches.tsx.
  */
 import { useEffect, useState } from "preact/hooks"
 import { api, getJson } from "../api.js"
 import { outcomeMessage, outcomeOf } from "./outcome.js"
+import { Watches } from "./Watches.js"
 
 export interface Provider {
   readonly name: string
@@ -286,6 +287,11 @@ export const AccountPage = () => {
             </section>
             <Identities me={session.me} providers={providers} onChange={() => void refresh()} />
             <DirectMessages me={session.me} chatLabel={labelOf(providers, "chat")} onChange={(me) => setSession({ tag: "user", me })} />
+            <Watches
+              key={session.me.id}
+              chatLinked={session.me.links.some((l) => l.provider === "chat")}
+              chatLabel={labelOf(providers, "chat")}
+            />
           </>
         )}
       </main>

@@ -1,0 +1,145 @@
+/**
+ * The account page's alerts (CONTRACT.md §9): the watched places with their kinds, each with
+ * "Stop watching {label}", the last alerts sent and what became of them, and whether anything can be
+ * delivered at all (delivery configured on the server, chat linked).
+ */
+import { useEffect, useState } from "preact/hooks"
+import { longDate } from "../format.js"
+import {
+  type AlertsConfig,
+  KIND_WORD,
+  kindsInWords,
+  loadConfig,
+  loadSent,
+  loadWatches,
+  NOT_CONFIGURED,
+  type SentAlert,
+  STATUS_WORD,
+  stopWatching,
+  type Watch
+} from "../watches.js"
+
+type Loaded<A> = { readonly tag: "loading" } | { readonly tag: "failed"; readonly message: string } | { readonly tag: "ok"; readonly value: A }
+
+const failedText = (status: number, detail: string | null, what: string) =>
+  status === 401 ? "You are no longer signed in. Reload the page to sign in again." : (detail ?? `${what} could not be loaded (${status}).`)
+
+export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLabel: string }) => {
+  const [watches, setWatches] = useState<Loaded<ReadonlyArray<Watch>>>({ tag: "loading" })
+  const [sent, setSent] = useState<Loaded<ReadonlyArray<SentAlert>>>({ tag: "loading" })
+  const [config, setConfig] = useState<AlertsConfig | null>(null)
+  const [message, setMessage] = useState<string | null>(null)
+
+  const refresh = async () => {
+    try {
+      const answer = await loadWatches()
+      setWatches(answer.body !== null ? { tag: "ok", value: answer.body.watches } : { tag: "failed", message: failedText(answer.status, answer.detail, "Your watched places") })
+    } catch {
+      setWatches({ tag: "failed", message: "The service could not be reached. Reload the page to try again." })
+    }
+  }
+
+  useEffect(() => {
+    void refresh()
+    loadSent().then(
+      (answer) =>
+        setSent(answer.body !== null ? { tag: "ok", value: answer.body.alerts } : { tag: "failed", message: failedText(answer.status, answer.detail, "The last alerts") }),
+      () => setSent({ tag: "failed", message: "The service could not be reached. Reload the page to try again." })
+    )
+    loadConfig().then(
+      (answer) => setConfig(answer.body),
+      () => setConfig(null)
+    )
+  }, [])
+
+  const stop = async (watch: Watch) => {
+    setMessage(null)
+    try {
+      const answer = await stopWatching(watch.id)
+      if (answer.status === 204 || answer.status === 404) {
+        // 404: already gone (removed in another tab); either way it is no longer watched.
+        setMessage(`${watch.label} is no longer watched.`)
+        await refresh()
+      } else {
+        setMessage(answer.detail ?? `${watch.label} could not be removed (${answer.status}).`)
+      }
+    } catch {
+      setMessage("The service could not be reached. Check the connection and try again.")
+    }
+  }
+
+  return (
+    <>
+      <section class="panel" aria-labelledby="watches-title">
+        <h2 id="watches-title">Watched places</h2>
+        <p class="muted">
+          When one of the coming {config === null ? "" : `${config.days_ahead + 1} `}days at a watched place is extreme for that place, you get one
+          direct message. Add a place with “Watch this place” on the <a href="./">main page</a>
+          {config === null ? "" : ` (at most ${config.watch_limit})`}.
+        </p>
+        {config !== null && !config.delivery_configured && <p class="status-message info">{NOT_CONFIGURED}</p>}
+        {!chatLinked && (
+          <p class="status-message info">
+            Alerts are delivered by direct message on {chatLabel}, so they need {chatLabel} linked to this account (see Linked accounts).
+          </p>
+        )}
+        {watches.tag === "loading" && <p class="muted">Loading your watched places…</p>}
+        {watches.tag === "failed" && <p class="error-text">{watches.message}</p>}
+        {watches.tag === "ok" &&
+          (watches.value.length === 0 ? (
+            <p class="muted">You watch no place yet.</p>
+          ) : (
+            <ul class="identities watches">
+              {watches.value.map((w) => (
+                <li key={w.id}>
+                  <span>
+                    <strong>{w.label}</strong> <span class="muted">{kindsInWords(w.kinds)}</span>
+                  </span>
+                  <button type="button" class="button" onClick={() => stop(w)}>
+                    Stop watching {w.label}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          ))}
+        <p role="status" class="muted">
+          {message}
+        </p>
+      </section>
+      <section class="panel" aria-labelledby="sent-title">
+        <h2 id="sent-title">Last alerts</h2>
+        {sent.tag === "loading" && <p class="muted">Loading the last alerts…</p>}
+        {sent.tag === "failed" && <p class="error-text">{sent.message}</p>}
+        {sent.tag === "ok" &&
+          (sent.value.length === 0 ? (
+            <p class="muted">No alert yet.</p>
+          ) : (
+            // A narrow screen scrolls the table sideways; focusable so the keyboard can too.
+            <div class="table-scroll" tabIndex={0} role="region" aria-labelledby="sent-title">
+              <table class="sent">
+                <caption class="sr-only">The last alerts, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Day</th>
+                    <th scope="col">Place</th>
+                    <th scope="col">Kind</th>
+                    <th scope="col">Message</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {sent.value.map((a) => (
+                    <tr key={a.id}>
+                      <td>{longDate(a.date)}</td>
+                      <td>{a.label}</td>
+                      <td>{KIND_WORD[a.kind] ?? a.kind}</td>
+                      <td>{STATUS_WORD[a.status] ?? a.status}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          ))}
+      </section>
+    </>
+  )
+}

@@ -1,0 +1,172 @@
+/**
+ * "Watch this place" on the main page (CONTRACT.md §9): for a signed-in user, three kinds (heat, cold,
+ * wet; all on at first) and a button that watches the shown cell, or changes the kinds once it is
+ * watched; for a visitor, a link to sign in. Whether the visitor is signed in is asked once per page.
+ */
+import { signal } from "@preact/signals"
+import { useEffect, useState } from "preact/hooks"
+import { getJson } from "../api.js"
+import {
+  type AlertsConfig,
+  isCell,
+  KIND_HINT,
+  KIND_WORD,
+  type Kind,
+  KINDS,
+  kindsInWords,
+  loadConfig,
+  loadWatches,
+  NOT_CONFIGURED,
+  type Watch,
+  watchPlace
+} from "../watches.js"
+
+type Session = "checking" | "visitor" | "user" | "unknown"
+
+const session = signal<Session>("checking")
+const config = signal<AlertsConfig | null>(null)
+let asked = false
+
+const askSession = () => {
+  if (asked) return
+  asked = true
+  getJson<unknown>("users/me").then(
+    (answer) => {
+      session.value = answer.status === 200 ? "user" : answer.status === 401 ? "visitor" : "unknown"
+      if (answer.status === 200)
+        loadConfig().then(
+          (c) => {
+            config.value = c.body
+          },
+          () => undefined
+        )
+    },
+    () => {
+      session.value = "unknown"
+    }
+  )
+}
+
+export const WatchPlace = ({ lat, lon, cellLat, cellLon }: { lat: number; lon: number; cellLat: number; cellLon: number }) => {
+  const [watch, setWatch] = useState<Watch | null>(null)
+  const [kinds, setKinds] = useState<ReadonlyArray<Kind>>(KINDS)
+  const [editing, setEditing] = useState(false)
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const [notice, setNotice] = useState<string | null>(null)
+
+  useEffect(askSession, [])
+  const signedIn = session.value === "user"
+
+  // Whether this cell is already watched, so the button says so from the start.
+  useEffect(() => {
+    setWatch(null)
+    setEditing(false)
+    setError(null)
+    setNotice(null)
+    setKinds(KINDS)
+    if (!signedIn) return
+    let current = true
+    loadWatches().then(
+      (answer) => {
+        if (!current || answer.body === null) return
+        const found = answer.body.watches.find((w) => isCell(w, cellLat, cellLon)) ?? null
+        setWatch(found)
+        if (found !== null) setKinds(found.kinds)
+      },
+      () => undefined
+    )
+    return () => {
+      current = false
+    }
+  }, [signedIn, cellLat, cellLon])
+
+  if (session.value === "visitor")
+    return (
+      <p class="watch-place">
+        <a href="alerts">Sign in to watch this place</a>
+      </p>
+    )
+  if (!signedIn) return null
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    if (kinds.length === 0) {
+      setError("Choose at least one kind of extreme to watch for.")
+      return
+    }
+    setBusy(true)
+    setError(null)
+    setNotice(null)
+    try {
+      const answer = await watchPlace(lat, lon, kinds)
+      if ((answer.status === 201 || answer.status === 200) && answer.body !== null) {
+        setWatch(answer.body)
+        setKinds(answer.body.kinds)
+        setEditing(false)
+        setNotice(
+          answer.status === 201
+            ? `You now watch ${answer.body.label} for ${kindsInWords(answer.body.kinds)}.`
+            : `${answer.body.label} is now watched for ${kindsInWords(answer.body.kinds)}.`
+        )
+      } else if (answer.status === 409) {
+        setError(
+          `You already watch the most places allowed${config.value === null ? "" : ` (${config.value.watch_limit})`}. Stop watching one on the account page first. (${answer.detail ?? "conflict"})`
+        )
+      } else if (answer.status === 401) {
+        session.value = "visitor"
+      } else {
+        setError(answer.detail ?? `This place could not be watched (${answer.status}).`)
+      }
+    } catch {
+      setError("The service could not be reached. Check the connection and try again.")
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const showForm = watch === null || editing
+  return (
+    <div class="watch-place">
+      {watch !== null && (
+        <p class="watching">
+          Watching {watch.label} for {kindsInWords(watch.kinds)}. <a href="alerts">Your watched places</a>
+        </p>
+      )}
+      {showForm ? (
+        <form class="watch-form" onSubmit={submit}>
+          <fieldset class="watch-kinds">
+            <legend>Alert me by direct message about extreme</legend>
+            {KINDS.map((k) => (
+              <label key={k} title={KIND_HINT[k]}>
+                <input
+                  type="checkbox"
+                  checked={kinds.includes(k)}
+                  onChange={(e) => {
+                    const on = (e.currentTarget as HTMLInputElement).checked
+                    setKinds(KINDS.filter((x) => (x === k ? on : kinds.includes(x))))
+                  }}
+                />
+                {KIND_WORD[k]}
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit" class="button primary" disabled={busy}>
+            {watch === null ? "Watch this place" : "Save kinds"}
+          </button>
+        </form>
+      ) : (
+        <button type="button" class="button" onClick={() => setEditing(true)}>
+          Watching — change kinds
+        </button>
+      )}
+      {config.value !== null && !config.value.delivery_configured && <p class="muted">{NOT_CONFIGURED}</p>}
+      <p role="status" class="muted">
+        {notice}
+      </p>
+      <p role="alert" class="error-text">
+        {error}
+      </p>
+    </div>
+  )
+}

@@ -1,0 +1,81 @@
+/**
+ * The alerts API as the site uses it (CONTRACT.md §9): the user's watches, the last alerts sent and the
+ * server's delivery settings, shared by the account page and the main page's "Watch this place".
+ */
+import { getJson } from "./api.js"
+
+export type Kind = "heat" | "cold" | "wet"
+export const KINDS: ReadonlyArray<Kind> = ["heat", "cold", "wet"]
+
+/** The kinds in words, as the checkboxes and lists show them. */
+export const KIND_WORD: Record<Kind, string> = { heat: "heat", cold: "cold", wet: "wet" }
+export const KIND_HINT: Record<Kind, string> = {
+  heat: "very high maximum temperature",
+  cold: "very low minimum temperature",
+  wet: "very heavy precipitation"
+}
+
+export const kindsInWords = (kinds: ReadonlyArray<string>): string => {
+  const words = KINDS.filter((k) => kinds.includes(k)).map((k) => KIND_WORD[k])
+  return words.length <= 1 ? (words[0] ?? "") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`
+}
+
+export interface Watch {
+  readonly id: string
+  readonly lat: number
+  readonly lon: number
+  readonly cell: string
+  readonly label: string
+  readonly kinds: ReadonlyArray<Kind>
+  readonly created_at: string
+}
+
+export interface SentAlert {
+  readonly id: string
+  readonly label: string
+  readonly date: string
+  readonly kind: Kind
+  readonly status: "pending" | "sent" | "failed" | "dropped" | "muted" | "off"
+  readonly created_at: string
+  readonly sent_at: string | null
+}
+
+export interface AlertsConfig {
+  readonly delivery_configured: boolean
+  readonly days_ahead: number
+  readonly watch_limit: number
+  readonly kinds: ReadonlyArray<Kind>
+}
+
+/** The sentence both pages show when CHAT_BOT_TOKEN or CHAT_API_URL is unset. */
+export const NOT_CONFIGURED =
+  "Direct-message delivery is not configured on this server: your watched places are kept, but no alert is sent."
+
+/** What became of each alert, in words. */
+export const STATUS_WORD: Record<SentAlert["status"], string> = {
+  pending: "waiting to be sent",
+  sent: "sent",
+  failed: "failed",
+  dropped: "not sent (muted or unlinked before sending)",
+  muted: "not sent (chat not linked or direct messages off)",
+  off: "not sent (delivery not configured)"
+}
+
+export const loadWatches = () => getJson<{ watches: ReadonlyArray<Watch> }>("alerts/watches")
+export const loadSent = () => getJson<{ alerts: ReadonlyArray<SentAlert> }>("alerts/sent")
+export const loadConfig = () => getJson<AlertsConfig>("alerts/config")
+
+export const watchPlace = (lat: number, lon: number, kinds: ReadonlyArray<Kind>) =>
+  getJson<Watch>("alerts/watches", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ lat, lon, kinds })
+  })
+
+export const stopWatching = (id: string) => getJson<unknown>(`alerts/watches/${encodeURIComponent(id)}`, { method: "DELETE" })
+
+/** Whether a watch's cell ("{lat},{lon}", 0.25°) is the cell centred at (lat, lon). */
+export const isCell = (watch: Watch, lat: number, lon: number): boolean => {
+  const [wLat, wLon] = watch.cell.split(",").map(Number)
+  return wLat !== undefined && wLon !== undefined && Math.abs(wLat - lat) < 0.125 && Math.abs(wLon - lon) < 0.125
+}
