@@ -62,3 +62,14 @@ export const rememberPlace = (place: RecentPlace): ReadonlyArray<RecentPlace> =>
 }
 
 export const forgetPlaces = (): void => write(RECENT_KEY, "[]")
+
+const SIGNED_IN_KEY = "climate-grade:signed-in"
+
+/**
+ * Whether this browser was last seen signed in. The session cookie is HttpOnly, so the page cannot
+ * see it; the account page (where every sign-in lands) notes the answer of users/me here, and the main
+ * page asks users/me only when it is set, so a visitor's page makes no request that can only answer 401.
+ */
+export const maybeSignedIn = (): boolean => read(SIGNED_IN_KEY) === "1"
+
+export const rememberSignedIn = (signedIn: boolean): void => write(SIGNED_IN_KEY, signedIn ? "1" : "0")

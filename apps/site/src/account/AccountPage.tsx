@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from "preact/hooks"
 import { api, getJson } from "../api.js"
+import { rememberSignedIn } from "../storage.js"
 import { outcomeMessage, outcomeOf } from "./outcome.js"
 import { Watches } from "./Watches.js"
 
@@ -223,6 +224,7 @@ export const AccountPage = () => {
   const refresh = async () => {
     try {
       const answer = await getJson<Me>("users/me")
+      if (answer.status === 200 || answer.status === 401) rememberSignedIn(answer.status === 200)
       setSession(answer.body !== null ? { tag: "user", me: answer.body } : answer.status === 401 ? { tag: "visitor" } : { tag: "failed" })
     } catch {
       setSession({ tag: "failed" })
@@ -241,6 +243,7 @@ export const AccountPage = () => {
     try {
       await post("auth/logout")
     } finally {
+      rememberSignedIn(false)
       setNotice("You are signed out.")
       setSession({ tag: "visitor" })
     }

@@ -114,30 +114,17 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
           (sent.value.length === 0 ? (
             <p class="muted">No alert yet.</p>
           ) : (
-            // A narrow screen scrolls the table sideways; focusable so the keyboard can too.
-            <div class="table-scroll" tabIndex={0} role="region" aria-labelledby="sent-title">
-              <table class="sent">
-                <caption class="sr-only">The last alerts, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Day</th>
-                    <th scope="col">Place</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Message</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {sent.value.map((a) => (
-                    <tr key={a.id}>
-                      <td>{longDate(a.date)}</td>
-                      <td>{a.label}</td>
-                      <td>{KIND_WORD[a.kind] ?? a.kind}</td>
-                      <td>{STATUS_WORD[a.status] ?? a.status}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            // A list, not a table: each alert wraps on a narrow screen instead of scrolling sideways.
+            <ul class="identities sent">
+              {sent.value.map((a) => (
+                <li key={a.id}>
+                  <span>
+                    <strong>{longDate(a.date)}</strong> · {a.label} · {KIND_WORD[a.kind] ?? a.kind}
+                  </span>
+                  <span class="muted">{STATUS_WORD[a.status] ?? a.status}</span>
+                </li>
+              ))}
+            </ul>
           ))}
       </section>
     </>

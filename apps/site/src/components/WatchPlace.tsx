@@ -1,11 +1,13 @@
 /**
  * "Watch this place" on the main page (CONTRACT.md §9): for a signed-in user, three kinds (heat, cold,
  * wet; all on at first) and a button that watches the shown cell, or changes the kinds once it is
- * watched; for a visitor, a link to sign in. Whether the visitor is signed in is asked once per page.
+ * watched; for a visitor, a link to sign in. Whether the visitor is signed in is asked once per page,
+ * and only when the account page last saw this browser signed in (storage.ts).
  */
 import { signal } from "@preact/signals"
 import { useEffect, useState } from "preact/hooks"
 import { getJson } from "../api.js"
+import { maybeSignedIn, rememberSignedIn } from "../storage.js"
 import {
   type AlertsConfig,
   isCell,
@@ -30,9 +32,14 @@ let asked = false
 const askSession = () => {
   if (asked) return
   asked = true
+  if (!maybeSignedIn()) {
+    session.value = "visitor"
+    return
+  }
   getJson<unknown>("users/me").then(
     (answer) => {
       session.value = answer.status === 200 ? "user" : answer.status === 401 ? "visitor" : "unknown"
+      if (answer.status === 401) rememberSignedIn(false)
       if (answer.status === 200)
         loadConfig().then(
           (c) => {
@@ -114,6 +121,7 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon }: { lat: number; lon: n
           `You already watch the most places allowed${config.value === null ? "" : ` (${config.value.watch_limit})`}. Stop watching one on the account page first. (${answer.detail ?? "conflict"})`
         )
       } else if (answer.status === 401) {
+        rememberSignedIn(false)
         session.value = "visitor"
       } else {
         setError(answer.detail ?? `This place could not be watched (${answer.status}).`)
