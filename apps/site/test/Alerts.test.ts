@@ -185,3 +185,42 @@ layer(siteWorld(), { timeout: 120_000 })("the alerts UI", (it) => {
     })
   )
 })
+
+// A bot configured (never called here: the user has no chat linked, so nothing is queued).
+layer(siteWorld({ CHAT_BOT_TOKEN: "test-bot-token", CHAT_API_URL: "http://127.0.0.1:9/api" }), { timeout: 120_000 })(
+  "the alerts UI with delivery configured",
+  (it) => {
+    it.scoped("neither page says delivery is not configured; a signed-out browser is offered the sign-in link again", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const email = yield* passwordUser
+        const { page } = yield* Effect.acquireRelease(
+          Effect.promise(() => Chromium.openPage(browser)),
+          ({ context }) => Effect.promise(() => context.close())
+        )
+        yield* Effect.promise(async () => {
+          await signIn(page, url, email)
+          // "(at most 20)" comes from /alerts/config: once it shows, the page knows delivery is on.
+          await page.getByText("(at most 20)").waitFor()
+        })
+        expect(yield* Effect.promise(() => page.getByText(NOT_CONFIGURED).count())).toBe(0)
+        yield* Effect.promise(async () => {
+          const config = page.waitForResponse((r) => r.url().endsWith("/api/v2/alerts/config"))
+          await page.goto(url("/?lat=47.10&lon=8.60"))
+          await config
+          await page.getByRole("button", { name: "Watch this place" }).waitFor({ timeout: 20_000 })
+        })
+        expect(yield* Effect.promise(() => page.getByText(NOT_CONFIGURED).count())).toBe(0)
+        yield* Effect.promise(async () => {
+          await page.goto(url("/alerts"))
+          await page.getByRole("button", { name: "Sign out" }).click()
+          await page.getByText("You are signed out.").waitFor()
+          await page.goto(url("/?lat=47.10&lon=8.60"))
+          await page.getByRole("link", { name: "Sign in to watch this place" }).waitFor({ timeout: 20_000 })
+        })
+        expect(yield* Effect.promise(() => page.getByRole("button", { name: "Watch this place" }).count())).toBe(0)
+      })
+    )
+  }
+)
