@@ -7,6 +7,7 @@
  */
 import { batch, computed, signal } from "@preact/signals"
 import { type Address, defaultUnits, formatAddress, parseAddress } from "./address.js"
+import type { Loaded } from "@climate-grade/client"
 import { dataClient, describeError, type Result } from "./data.js"
 import { formatCoordinates, snap } from "./format.js"
 import type { CalendarPayload, Cell, DayPayload, ForecastPayload, GradePayload, Units } from "./payloads.js"
@@ -103,17 +104,30 @@ const sync = async () => {
       otherDay.value = null
       dayFailure.value = null
     })
+    const client = dataClient()
+    const placeData = (loaded: Loaded): PlaceData => ({
+      key,
+      cell: loaded.cell,
+      grade: loaded.grade as Result<GradePayload> | null,
+      forecast: loaded.forecast as Result<ForecastPayload> | null,
+      calendar: loaded.calendar as Result<CalendarPayload>,
+      day: loaded.day as Result<DayPayload>
+    })
+    // The stored copy is shown at once (no request), while load() revalidates it with one /cell.
+    void client.peek(lat, lon).then(
+      (stored) => {
+        if (stored === null || mine !== generation || place.value !== null) return
+        batch(() => {
+          place.value = placeData(stored)
+          loading.value = false
+        })
+      },
+      () => undefined
+    )
     try {
-      const loaded = await dataClient().load(lat, lon)
+      const loaded = await client.load(lat, lon)
       if (mine !== generation) return
-      const data: PlaceData = {
-        key,
-        cell: loaded.cell,
-        grade: loaded.grade as Result<GradePayload> | null,
-        forecast: loaded.forecast as Result<ForecastPayload> | null,
-        calendar: loaded.calendar as Result<CalendarPayload>,
-        day: loaded.day as Result<DayPayload>
-      }
+      const data = placeData(loaded)
       batch(() => {
         place.value = data
         loading.value = false

@@ -302,6 +302,28 @@ export const make = (config: ClientConfig) =>
         return { cell: (bundle.index.data as BundleIndex).cell, grade, forecast, calendar: calendar!, day: day! } satisfies Loaded
       })
 
+    /**
+     * The stored bundle of a cell as `cache` results, with no request and no write: what a page can
+     * show at once while `load` revalidates (SPEC.md "Client behaviour": a cached copy is shown
+     * immediately). Reading it is not an access; the `load` that follows touches what it confirms.
+     */
+    const peek = (lat: number, lon: number) =>
+      Effect.map(readBundle(cellOf(lat, lon)), (stored) =>
+        Option.map(stored, (bundle): Loaded => {
+          const result = (v: ViewName) => {
+            const entry = bundle.slices[v]
+            return entry === null ? null : resultOf(entry, "cache")
+          }
+          return {
+            cell: (bundle.index.data as BundleIndex).cell,
+            grade: result("grade"),
+            forecast: result("forecast"),
+            calendar: result("calendar")!,
+            day: result("day")!
+          }
+        })
+      )
+
     /** One `/cell` request (CONTRACT.md §7 "Bundle"): conditional when a whole bundle is stored. */
     const fetchBundle = (cell: CellCoordinates, retried: boolean): Effect.Effect<Loaded, LoadError> =>
       Effect.gen(function* () {
@@ -423,7 +445,7 @@ export const make = (config: ClientConfig) =>
       return old.length
     })
 
-    return { load, view, cached, cancelWarmUp, prune } as const
+    return { load, peek, view, cached, cancelWarmUp, prune } as const
   })
 
 export type ClientProgram = Effect.Effect.Success<ReturnType<typeof make>>

@@ -45,6 +45,8 @@ export interface ClientOptions {
 
 export interface Client {
   load(lat: number, lon: number): Promise<Loaded>
+  /** Beyond CONTRACT.md §7: the stored bundle of the cell (source `cache`), or null; no request. */
+  peek(lat: number, lon: number): Promise<Loaded | null>
   view(view: ViewName, lat: number, lon: number, params?: Record<string, string>): Promise<Result>
   watch(view: ViewName, lat: number, lon: number, params?: Record<string, string>): AsyncIterable<Result>
   cancelWarmUp(): void
@@ -124,6 +126,7 @@ export const createClient = (options: ClientOptions): Client => {
 
   return {
     load: (lat, lon) => run((p) => p.load(lat, lon)),
+    peek: (lat, lon) => run((p) => Effect.map(p.peek(lat, lon), Option.getOrNull)),
     view,
     watch: (name, lat, lon, params) => ({
       async *[Symbol.asyncIterator]() {

@@ -98,6 +98,24 @@ describe("view", () => {
 })
 
 describe("load", () => {
+  it("peek: the stored bundle as cache results, or null, and never a request", async () => {
+    const rec = recorder()
+    const client = createClient({ baseUrl: world.baseUrl, fetch: rec.fetch, store: memoryStore() })
+    const p = fresh()
+    expect(await client.peek(p.lat, p.lon)).toBeNull()
+    expect(rec.calls).toEqual([])
+    const loaded = await client.load(p.lat, p.lon)
+    client.cancelWarmUp()
+    const calls = rec.calls.length
+    const peeked = await client.peek(p.lat, p.lon)
+    expect(rec.calls.length).toBe(calls)
+    expect(peeked!.cell).toEqual(loaded.cell)
+    for (const v of ["grade", "forecast", "calendar", "day"] as const) {
+      expect(peeked![v]).toMatchObject({ source: "cache", etag: loaded[v]!.etag, data: loaded[v]!.data })
+    }
+    await client.close()
+  })
+
   it("one /cell request seeds all four views under their own keys and ETags", async () => {
     const rec = recorder()
     const store = memoryStore()
