@@ -7,36 +7,19 @@
  *   pnpm bench:soak            (embedded PGlite in a temporary DATA_DIR)
  *   DATABASE_URL=postgres://… pnpm bench:soak
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
+import { root, startService } from "./support/SiteServer.js"
 
-const root = join(import.meta.dirname, "..")
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 180)
 const REVALIDATORS = Number(process.env.SOAK_CLIENTS ?? 16)
 const COLD_EVERY_MS = 2_000
 const EMAIL = "soak@example.org"
 const PASSWORD = "a soak test password"
-
-const startService = (env: Record<string, string>) =>
-  new Promise<{ child: ChildProcess; port: number }>((done, fail) => {
-    const child = spawn(process.execPath, [join(root, "apps/server/dist/main.js")], {
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let output = ""
-    const onData = (chunk: Buffer) => {
-      output += chunk
-      const match = /Listening on http:\/\/[^:]+:(\d+)/.exec(output)
-      if (match !== null) done({ child, port: Number(match[1]) })
-    }
-    child.stdout!.on("data", onData)
-    child.stderr!.on("data", onData)
-    child.on("exit", (code) => fail(new Error(`the service exited ${code}: ${output.slice(-2_000)}`)))
-  })
 
 /** Resident memory of a process in MiB, from /proc (Linux). */
 const rssMiB = (pid: number) => {

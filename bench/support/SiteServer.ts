@@ -10,7 +10,8 @@ import * as Effect from "effect/Effect"
 
 export const root = join(import.meta.dirname, "..", "..")
 
-const start = (env: Record<string, string>) =>
+/** The built server in its own process; resolves once it listens, with its port. */
+export const startService = (env: Record<string, string>) =>
   new Promise<{ child: ChildProcess; port: number }>((done, fail) => {
     const child = spawn(process.execPath, [join(root, "apps/server/dist/main.js")], {
       env: { PATH: process.env.PATH ?? "", ...env },
@@ -36,7 +37,7 @@ export const siteServer = Effect.gen(function* () {
   execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: join(root, "apps/site"), stdio: "inherit" })
   const service = yield* Effect.acquireRelease(
     Effect.promise(() =>
-      start({
+      startService({
         PORT: "0",
         DATABASE_URL: "memory://",
         AUTH_SECRET: "s".repeat(40),
