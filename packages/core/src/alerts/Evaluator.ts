@@ -15,6 +15,7 @@ import * as Queue from "effect/Queue"
 import { UnitOfWork, Users } from "../accounts/Ports.js"
 import { type Cell, coordinateLabel } from "../Cell.js"
 import * as CivilDate from "../CivilDate.js"
+import * as Lru from "../Lru.js"
 import type { Grading } from "../data/Views.js"
 import { CellData } from "../weather/CellData.js"
 import type { DailySeries } from "../weather/DailySeries.js"
@@ -40,6 +41,9 @@ export class AlertEvaluator extends Context.Tag("@climate-grade/core/AlertEvalua
   }
 >() {}
 
+/** Gradings kept, for the cells evaluated most recently. */
+const GRADINGS_HELD = 32
+
 export interface EvaluatorOptions {
   readonly makeGrading: (history: DailySeries) => Grading
   /** Called after an alert's message is queued, to wake the sender. */
@@ -56,14 +60,12 @@ export const make = (options: EvaluatorOptions) =>
     const uow = yield* UnitOfWork
 
     // A grading is a pure function of the record; rebuilt only when the record's end moves.
-    const gradings = new Map<string, { readonly end: number; readonly grading: Grading }>()
+    const gradings = Lru.make<string, { readonly end: number; readonly grading: Grading }>({ capacity: GRADINGS_HELD })
     const gradingFor = (key: string, end: number, series: DailySeries) => {
       const hit = gradings.get(key)
       if (hit !== undefined && hit.end === end) return hit.grading
       const grading = options.makeGrading(series)
-      gradings.delete(key)
       gradings.set(key, { end, grading })
-      while (gradings.size > 32) gradings.delete(gradings.keys().next().value!)
       return grading
     }
 
