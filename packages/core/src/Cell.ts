@@ -6,6 +6,16 @@ export interface Cell {
   readonly key: string
 }
 
+/** How far each coordinate may go either side of zero (SPEC.md: latitude −90..90, longitude −180..180). */
+export const LIMIT = { lat: 90, lon: 180 } as const
+export type Axis = keyof typeof LIMIT
+
+/** Whether `value` is a coordinate on `axis`: a finite number within its range, ends included. */
+export const inRange = (axis: Axis, value: number): boolean => Number.isFinite(value) && Math.abs(value) <= LIMIT[axis]
+
+/** The range as a refusal states it: `between -90 and 90`. */
+export const rangeText = (axis: Axis): string => `between -${LIMIT[axis]} and ${LIMIT[axis]}`
+
 const snap = (x: number): number => {
   const v = Math.round(x * 4) / 4
   return v === 0 ? 0 : v // no "-0.00" keys

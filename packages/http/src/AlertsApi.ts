@@ -1,6 +1,6 @@
 /** The alerts routes of CONTRACT.md §9, for a signed-in, active user. */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Kinds, Payloads } from "@climate-grade/core"
+import { Cell, Kinds, Payloads } from "@climate-grade/core"
 import * as Schema from "effect/Schema"
 import { Authentication } from "./Authentication.js"
 import { BadRequestSchema, ConflictSchema, NotFoundSchema } from "./Errors.js"
@@ -31,8 +31,8 @@ export const WatchRequest = Schema.Unknown.annotations({
     type: "object",
     required: ["lat", "lon", "kinds"],
     properties: {
-      lat: { type: "number", minimum: -90, maximum: 90 },
-      lon: { type: "number", minimum: -180, maximum: 180 },
+      lat: { type: "number", minimum: -Cell.LIMIT.lat, maximum: Cell.LIMIT.lat },
+      lon: { type: "number", minimum: -Cell.LIMIT.lon, maximum: Cell.LIMIT.lon },
       kinds: { type: "array", minItems: 1, items: { type: "string", enum: [...Kinds.kinds] } }
     }
   }

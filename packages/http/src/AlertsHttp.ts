@@ -46,11 +46,11 @@ const sentJson = (alert: SentAlert) => ({
   sent_at: alert.sentAt?.toISOString() ?? null
 })
 
-const coordinate = (body: Record<string, unknown>, name: "lat" | "lon", limit: number): Either.Either<number, string> => {
+const coordinate = (body: Record<string, unknown>, name: Cell.Axis): Either.Either<number, string> => {
   const value = body[name]
   if (value === undefined) return Either.left(`'${name}' is required.`)
   if (typeof value !== "number" || !Number.isFinite(value)) return Either.left(`'${name}' must be a number, got ${JSON.stringify(value)}.`)
-  if (Math.abs(value) > limit) return Either.left(`'${name}' must be between -${limit} and ${limit}, got ${value}.`)
+  if (!Cell.inRange(name, value)) return Either.left(`'${name}' must be ${Cell.rangeText(name)}, got ${value}.`)
   return Either.right(value)
 }
 
@@ -61,8 +61,8 @@ export const parseWatchRequest = (body: unknown) =>
       return yield* Either.left('The body must be a JSON object {"lat": number, "lon": number, "kinds": [...]}.')
     }
     const record = body as Record<string, unknown>
-    const lat = yield* coordinate(record, "lat", 90)
-    const lon = yield* coordinate(record, "lon", 180)
+    const lat = yield* coordinate(record, "lat")
+    const lon = yield* coordinate(record, "lon")
     if (record.kinds === undefined) return yield* Either.left(`'kinds' is required: a non-empty list of ${Kinds.kinds.join(", ")}.`)
     const kinds = yield* Kinds.parse(record.kinds)
     return { lat, lon, kinds }

@@ -21,13 +21,13 @@ const single = (query: Query, name: string): Effect.Effect<string | undefined, B
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/
 
-const coordinate = (query: Query, name: "lat" | "lon", limit: number) =>
+const coordinate = (query: Query, name: Cell.Axis) =>
   Effect.flatMap(single(query, name), (raw) => {
     if (raw === undefined || raw.trim() === "") return bad(`Query parameter '${name}' is required.`)
     if (!DECIMAL.test(raw.trim())) return bad(`Query parameter '${name}' must be a number, got '${raw}'.`)
     const value = Number(raw)
-    if (!Number.isFinite(value) || Math.abs(value) > limit) {
-      return bad(`Query parameter '${name}' must be between -${limit} and ${limit}, got '${raw}'.`)
+    if (!Cell.inRange(name, value)) {
+      return bad(`Query parameter '${name}' must be ${Cell.rangeText(name)}, got '${raw}'.`)
     }
     return Effect.succeed(value)
   })
@@ -35,7 +35,7 @@ const coordinate = (query: Query, name: "lat" | "lon", limit: number) =>
 /** `lat` and `lon` snapped to their 0.25° cell. */
 export const cell = (query: Query) =>
   Effect.map(
-    Effect.all([coordinate(query, "lat", 90), coordinate(query, "lon", 180)]),
+    Effect.all([coordinate(query, "lat"), coordinate(query, "lon")]),
     ([lat, lon]) => Cell.fromCoordinates(lat, lon)
   )
 

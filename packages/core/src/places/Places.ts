@@ -9,12 +9,13 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { LIMIT } from "../Cell.js"
 import type { UpstreamError } from "../weather/Errors.js"
 
 export const Place = Schema.Struct({
   label: Schema.String,
-  lat: Schema.Number.pipe(Schema.between(-90, 90)),
-  lon: Schema.Number.pipe(Schema.between(-180, 180))
+  lat: Schema.Number.pipe(Schema.between(-LIMIT.lat, LIMIT.lat)),
+  lon: Schema.Number.pipe(Schema.between(-LIMIT.lon, LIMIT.lon))
 }).annotations({ identifier: "Place" })
 export type Place = typeof Place.Type
 
