@@ -4,8 +4,13 @@
  * a stray character — matches nothing, so the client simply gets the full answer.
  */
 import { HttpServerResponse } from "@effect/platform"
+import { FreshnessToken } from "@climate-grade/core"
 
-export const weakEtag = (token: string): string => `W/"${token}"`
+/**
+ * `W/"<opaque>"`: the core's one definition (a payload's ETag is also a field of the bundle
+ * payload the core builds), used for every ETag header this adapter sends.
+ */
+export const weakEtag: (opaque: string) => string = FreshnessToken.etag
 
 /** RFC 9110 entity-tag: optional `W/`, then a quoted opaque tag without `"`. */
 const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/

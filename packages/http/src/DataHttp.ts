@@ -20,7 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { gzipBytes, precompressed } from "./Compression.js"
-import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY } from "./ConditionalGet.js"
+import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY, weakEtag } from "./ConditionalGet.js"
 import * as ColdCells from "./ColdCells.js"
 import * as DataQuery from "./DataQuery.js"
 import * as HttpMetrics from "./HttpMetrics.js"
@@ -100,9 +100,13 @@ export const make = Effect.gen(function* () {
           onSome: (stored) => Effect.sync(() => JSON.parse(decoder.decode(stored.json)) as A)
         })
 
-  /** The answer, remembered in the response index for as long as its ETag cannot change. */
-  const respond = (etag: string, validUntil: number, body: Effect.Effect<StoredPayload>) =>
+  /**
+   * The answer under the ETag of the plan's token, remembered in the response index for as long
+   * as that token cannot change.
+   */
+  const respond = (token: string, validUntil: number, body: Effect.Effect<StoredPayload>) =>
     Effect.gen(function* () {
+      const etag = weakEtag(token)
       const request = yield* HttpServerRequest.HttpServerRequest
       if (ifNoneMatchMatches(request.headers["if-none-match"], etag)) {
         HttpMetrics.countCacheAnswer("not_modified")
@@ -115,7 +119,7 @@ export const make = Effect.gen(function* () {
     })
 
   const view = <A, E, R>(plan: Effect.Effect<DataViews.Plan<A>, E, R>) =>
-    Effect.flatMap(plan, (p) => respond(p.etag, p.validUntil, bytesOf(p)))
+    Effect.flatMap(plan, (p) => respond(p.token, p.validUntil, bytesOf(p)))
 
   const calendarRequest = (query: Query) =>
     Effect.map(
@@ -136,7 +140,7 @@ export const make = Effect.gen(function* () {
       const plan = found.value
       const { grade, forecast, calendar, day } = plan.slices
       return yield* respond(
-        plan.etag,
+        plan.token,
         plan.validUntil,
         Effect.gen(function* () {
           // Every read first, together: on PGlite's one connection a read issued after a

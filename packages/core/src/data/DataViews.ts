@@ -1,7 +1,8 @@
 /**
  * Plans for the data views: the resolved parameters, the payload's key and freshness token, and
  * a build that runs only when nothing stored is still valid. A conditional request compares the
- * ETag of the plan and never builds or reads the payload (CONTRACT.md §6).
+ * plan's token (served as its ETag by the HTTP adapter) and never builds or reads the payload
+ * (CONTRACT.md §6).
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -25,9 +26,8 @@ export interface Plan<A> {
   /** The cell as the payload shows it (the bundle repeats it). */
   readonly cell: Payloads.CellInfo
   readonly key: PayloadKey
+  /** The freshness token; the HTTP adapter serves it as the ETag `FreshnessToken.etag(token)`. */
   readonly token: string
-  /** `W/"<token>"`. */
-  readonly etag: string
   /** The calendar is not stored while the cell has no place label (SPEC.md). */
   readonly storable: boolean
   readonly build: Effect.Effect<A>
@@ -65,8 +65,6 @@ export interface BundleSlices<G, F, C, D> {
 export interface BundlePlan {
   readonly key: PayloadKey
   readonly token: string
-  /** `W/"<token>"`. */
-  readonly etag: string
   readonly storable: boolean
   readonly validUntil: number
   readonly slices: BundleSlices<
@@ -92,12 +90,14 @@ export const BUNDLE_CALENDAR: CalendarRequest = { start: Option.none(), end: Opt
 /** The bundle's plan from its slices' plans: token, storability, validity and assembly. */
 export const bundlePlan = (cell: Cell, prefetch: boolean, slices: BundlePlan["slices"]): BundlePlan => {
   const order = [slices.grade, slices.forecast, slices.calendar, slices.day] as const
-  const token = FreshnessToken.combine(order.map((p) => p?.etag ?? null))
-  const slice = <A>(plan: Plan<A> | null, data: A | null) => (plan === null || data === null ? null : { etag: plan.etag, data })
+  const token = FreshnessToken.combine(order.map((p) => p?.token ?? null))
+  // A slice's `etag` is a payload field (CONTRACT.md §5): the ETag its own endpoint sends, made
+  // by the same function the HTTP adapter makes that header with.
+  const slice = <A>(plan: Plan<A> | null, data: A | null) =>
+    plan === null || data === null ? null : { etag: FreshnessToken.etag(plan.token), data }
   return {
     key: { cell: cell.key, view: "bundle", params: prefetch ? "prefetch" : "full" },
     token,
-    etag: weak(token),
     storable: order.every((p) => p === null || p.storable),
     validUntil: Math.min(...order.map((p) => (p === null ? Infinity : p.validUntil))),
     slices,
@@ -156,8 +156,6 @@ export interface DataViewsOptions {
   readonly gradingCacheSize?: number
 }
 
-const weak = (token: string) => `W/"${token}"`
-
 export const make = (options: DataViewsOptions) =>
   Effect.gen(function* () {
     const data = yield* CellData
@@ -197,7 +195,6 @@ export const make = (options: DataViewsOptions) =>
         cell: cellInfo(cell, inputs.label, inputs.timezone),
         key: { cell: cell.key, view, params },
         token,
-        etag: weak(token),
         storable,
         build
       }

@@ -33,6 +33,18 @@ const canonical = (value: unknown): string =>
 export const make = (inputs: TokenInputs): string =>
   sha256Hex(canonical({ ...inputs, v: PAYLOAD_VER[inputs.view] })).slice(0, 32)
 
-/** The bundle's token: a hash of its slices' ETags, in slice order. */
-export const combine = (etags: ReadonlyArray<string | null>): string =>
-  sha256Hex(canonical({ view: "bundle", v: PAYLOAD_VER.bundle, etags })).slice(0, 32)
+/**
+ * The ETag a payload is served under: `W/"<token>"` (CONTRACT.md §6). Defined here, once, and
+ * not only in the HTTP adapter, because the contract makes it a payload value too: the bundle
+ * the core assembles names each slice's ETag in its body, and the bundle's token hashes them.
+ * The HTTP adapter makes its `ETag` headers with this same function (ConditionalGet.weakEtag),
+ * so a slice's `etag` field is by construction what the view's own endpoint sends.
+ */
+export const etag = (token: string): string => `W/"${token}"`
+
+/** The bundle's token: a hash of its slices' ETags (`etag` of their tokens), in slice order; null for an absent slice. */
+export const combine = (tokens: ReadonlyArray<string | null>): string =>
+  sha256Hex(canonical({ view: "bundle", v: PAYLOAD_VER.bundle, etags: tokens.map((t) => (t === null ? null : etag(t))) })).slice(
+    0,
+    32
+  )

@@ -17,7 +17,6 @@ const planArb = (view: FreshnessToken.View) =>
       cell: info,
       key: { cell: cell.key, view, params: "p" },
       token,
-      etag: `W/"${token}"`,
       storable,
       validUntil,
       build: Effect.succeed({ view })
@@ -25,7 +24,7 @@ const planArb = (view: FreshnessToken.View) =>
   )
 
 describe("DataViews.bundlePlan", () => {
-  it("combines its slices' ETags in order, is storable only when every slice is, holds until the first slice may change, and assembles from values", () => {
+  it("combines its slices' tokens in order, is storable only when every slice is, holds until the first slice may change, and assembles from values", () => {
     let prefetches = 0
     FastCheck.assert(
       FastCheck.property(
@@ -37,11 +36,11 @@ describe("DataViews.bundlePlan", () => {
         (prefetch, grade, forecast, calendar, day) => {
           if (prefetch) prefetches++
           const slices = { grade: prefetch ? null : grade, forecast: prefetch ? null : forecast, calendar, day }
-          // The slices' payload types do not matter to the plan: only their ETags, flags and data.
+          // The slices' payload types do not matter to the plan: only their tokens, flags and data.
           const plan = DataViews.bundlePlan(cell, prefetch, slices as unknown as DataViews.BundlePlan["slices"])
           const order = [slices.grade, slices.forecast, calendar, day]
-          expect(plan.token).toBe(FreshnessToken.combine(order.map((p) => p?.etag ?? null)))
-          expect(plan.etag).toBe(`W/"${plan.token}"`)
+          expect(plan.token).toBe(FreshnessToken.combine(order.map((p) => p?.token ?? null)))
+          expect(plan).not.toHaveProperty("etag")
           expect(plan.key).toEqual({ cell: cell.key, view: "bundle", params: prefetch ? "prefetch" : "full" })
           expect(plan.storable).toBe(order.every((p) => p === null || p.storable))
           expect(plan.validUntil).toBe(Math.min(...order.map((p) => (p === null ? Infinity : p.validUntil))))
@@ -52,8 +51,10 @@ describe("DataViews.bundlePlan", () => {
             calendar: data.calendar,
             day: data.day
           } as unknown as Parameters<DataViews.BundlePlan["assemble"]>[0])
-          // The bytes clients have always received: keys in this order, a slice is {etag, data} or null.
-          const slice = (p: { etag: string } | null, d: unknown) => (p === null ? "null" : `{"etag":${JSON.stringify(p.etag)},"data":${JSON.stringify(d)}}`)
+          // The bytes clients have always received: keys in this order, a slice is {etag, data} or
+          // null, its etag the weak ETag of the slice's token (what the slice's endpoint sends).
+          const slice = (p: { token: string } | null, d: unknown) =>
+            p === null ? "null" : `{"etag":${JSON.stringify(`W/"${p.token}"`)},"data":${JSON.stringify(d)}}`
           expect(JSON.stringify(assembled)).toBe(
             `{"v":${FreshnessToken.PAYLOAD_VER.bundle},"cell":${JSON.stringify(info)},"grade":${slice(slices.grade, data.grade)},"forecast":${slice(slices.forecast, data.forecast)},"calendar":${slice(calendar, data.calendar)},"day":${slice(day, data.day)}}`
           )

@@ -43,10 +43,20 @@ describe("FreshnessToken", () => {
     expect(tokens.size).toBe(variants.length + 1)
   })
 
-  it("the bundle's token depends on every slice's ETag and on their order", () => {
-    const a = FreshnessToken.combine(['W/"a"', 'W/"b"', null, 'W/"d"'])
-    expect(FreshnessToken.combine(['W/"a"', 'W/"b"', null, 'W/"d"'])).toBe(a)
-    expect(FreshnessToken.combine(['W/"b"', 'W/"a"', null, 'W/"d"'])).not.toBe(a)
-    expect(FreshnessToken.combine(['W/"a"', 'W/"b"', 'W/"c"', 'W/"d"'])).not.toBe(a)
+  it("the bundle's token depends on every slice's token and on their order", () => {
+    const a = FreshnessToken.combine(["a", "b", null, "d"])
+    expect(FreshnessToken.combine(["a", "b", null, "d"])).toBe(a)
+    expect(FreshnessToken.combine(["b", "a", null, "d"])).not.toBe(a)
+    expect(FreshnessToken.combine(["a", "b", "c", "d"])).not.toBe(a)
+  })
+
+  it("the bundle's token hashes its slices' ETags, so it is the one clients already hold", () => {
+    // The value from when the caller passed ETags (`W/"a"`, …): hashing tokens, or ETags in any
+    // other format, would change every bundle's ETag under clients' feet.
+    expect(FreshnessToken.combine(["a", "b", null, "d"])).toBe("4ef493f3d00e09211cbf115c025a7e1a")
+  })
+
+  it("a payload's ETag is the weak entity-tag of its token", () => {
+    expect(FreshnessToken.etag("4ef493f3d00e09211cbf115c025a7e1a")).toBe('W/"4ef493f3d00e09211cbf115c025a7e1a"')
   })
 })
