@@ -12,7 +12,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { request } from "node:http"
 import { join } from "node:path"
 import autocannon from "autocannon"
-import { FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 
@@ -97,9 +97,7 @@ const main = Effect.gen(function* () {
       DATABASE_URL: process.env.DATABASE_URL ?? "memory://",
       AUTH_SECRET: "b".repeat(40),
       LOG_FORMAT: "json",
-      WEATHER_ARCHIVE_URL: weather.archiveUrl,
-      WEATHER_FORECAST_URL: weather.forecastUrl,
-      GEOCODER_URL: geocoder.reverseUrl,
+      ...FakeEnv.upstreams(weather, geocoder),
       HISTORY_START: "1940-01-01"
     })
   )

@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import { root, startService } from "./support/SiteServer.js"
 
@@ -68,11 +68,8 @@ const main = Effect.gen(function* () {
     DATA_DIR: dataDir,
     AUTH_SECRET: "s".repeat(40),
     LOG_FORMAT: "json",
-    WEATHER_ARCHIVE_URL: weather.archiveUrl,
-    WEATHER_FORECAST_URL: weather.forecastUrl,
+    ...FakeEnv.upstreams(weather, geocoder),
     WEATHER_DAILY_UNITS: "1000000",
-    GEOCODER_URL: geocoder.reverseUrl,
-    GEOCODER_USER_AGENT: "climate-grade/soak",
     HISTORY_START: "1950-01-01",
     ...database
   }

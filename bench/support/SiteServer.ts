@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { join } from "node:path"
-import { Chromium, FakeChatProvider, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { Chromium, FakeChatProvider, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 
 export const root = join(import.meta.dirname, "..", "..")
@@ -42,16 +42,9 @@ export const siteServer = Effect.gen(function* () {
         DATABASE_URL: "memory://",
         AUTH_SECRET: "s".repeat(40),
         LOG_FORMAT: "json",
-        WEATHER_ARCHIVE_URL: weather.archiveUrl,
-        WEATHER_FORECAST_URL: weather.forecastUrl,
-        GEOCODER_URL: geocoder.reverseUrl,
-        GEOCODER_SEARCH_URL: geocoder.searchUrl,
+        ...FakeEnv.upstreams(weather, geocoder),
         HISTORY_START: "1940-01-01",
-        CHAT_CLIENT_ID: chat.clientId,
-        CHAT_CLIENT_SECRET: chat.clientSecret,
-        CHAT_AUTHORIZE_URL: chat.authorizeUrl,
-        CHAT_TOKEN_URL: chat.tokenUrl,
-        CHAT_USERINFO_URL: chat.userinfoUrl,
+        ...FakeEnv.provider("CHAT", chat),
         CHAT_LABEL: "Chat"
       })
     ),

@@ -21,7 +21,7 @@ import {
   Sessions,
   Users
 } from "@climate-grade/core"
-import { backends, FakeChatBot, FakeNominatim, FakeOpenMeteo, TestDatabase } from "@climate-grade/testing"
+import { backends, FakeChatBot, FakeEnv, FakeNominatim, FakeOpenMeteo, TestDatabase } from "@climate-grade/testing"
 import { SqlClient as Sql } from "@effect/sql"
 import * as Clock from "effect/Clock"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -85,10 +85,7 @@ const world = (backend: (typeof backends)[number]) =>
       })
       const env = {
         AUTH_SECRET: "an auth secret that is long enough for hmac",
-        WEATHER_ARCHIVE_URL: weather.archiveUrl,
-        WEATHER_FORECAST_URL: weather.forecastUrl,
-        GEOCODER_URL: geocoder.reverseUrl,
-        GEOCODER_USER_AGENT: "climate-grade/test",
+        ...FakeEnv.upstreams(weather, geocoder),
         HISTORY_START: "1980-01-01",
         BASE_PATH: "/grades",
         PUBLIC_ORIGIN: "https://grades.example.org",

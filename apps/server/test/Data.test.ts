@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, layer } from "@effect/vitest"
 import { CivilDate } from "@climate-grade/core"
-import { backends, FakeNominatim, FakeOpenMeteo, TestDatabase } from "@climate-grade/testing"
+import { backends, FakeEnv, FakeNominatim, FakeOpenMeteo, TestDatabase } from "@climate-grade/testing"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -27,10 +27,7 @@ const world = (backend: (typeof backends)[number]) =>
       const weather = yield* FakeOpenMeteo.make
       const geocoder = yield* FakeNominatim.make
       const env = {
-        WEATHER_ARCHIVE_URL: weather.archiveUrl,
-        WEATHER_FORECAST_URL: weather.forecastUrl,
-        GEOCODER_URL: geocoder.reverseUrl,
-        GEOCODER_USER_AGENT: "climate-grade/test",
+        ...FakeEnv.upstreams(weather, geocoder),
         HISTORY_START: "1980-01-01"
       }
       // backend.layer appears twice; a layer is built once per build, so this is one database.

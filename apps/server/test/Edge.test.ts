@@ -9,7 +9,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http"
 import { connect } from "node:net"
 import { describe, expect, layer } from "@effect/vitest"
 import { PasswordHasher, Users } from "@climate-grade/core"
-import { backends, Chromium, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { backends, Chromium, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -20,10 +20,7 @@ const world = (backend: (typeof backends)[number], extraEnv: Record<string, stri
       const weather = yield* FakeOpenMeteo.make
       const geocoder = yield* FakeNominatim.make
       const env = {
-        WEATHER_ARCHIVE_URL: weather.archiveUrl,
-        WEATHER_FORECAST_URL: weather.forecastUrl,
-        GEOCODER_URL: geocoder.reverseUrl,
-        GEOCODER_USER_AGENT: "climate-grade/test",
+        ...FakeEnv.upstreams(weather, geocoder),
         HISTORY_START: "1980-01-01",
         ...extraEnv
       }

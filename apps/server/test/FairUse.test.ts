@@ -6,7 +6,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { UpstreamBudget } from "@climate-grade/core"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
-import { backends, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { backends, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -28,10 +28,7 @@ const world = (backend: (typeof backends)[number], env: Record<string, string>) 
       return Layer.merge(
         testServerLayer(
           {
-            WEATHER_ARCHIVE_URL: weather.archiveUrl,
-            WEATHER_FORECAST_URL: weather.forecastUrl,
-            GEOCODER_URL: geocoder.reverseUrl,
-            GEOCODER_USER_AGENT: "climate-grade/test",
+            ...FakeEnv.upstreams(weather, geocoder),
             HISTORY_START: "1980-01-01",
             TRUSTED_PROXY_HOPS: "1",
             ...env

@@ -7,7 +7,7 @@
 import { request } from "node:http"
 import { describe, expect, layer } from "@effect/vitest"
 import { PasswordHasher, Sessions, Users } from "@climate-grade/core"
-import { backends, FakeChatProvider, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { backends, FakeChatProvider, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -26,17 +26,9 @@ const world = (backend: (typeof backends)[number]) =>
       const geocoder = yield* FakeNominatim.make
       const chat = yield* FakeChatProvider.make()
       const env = {
-        WEATHER_ARCHIVE_URL: weather.archiveUrl,
-        WEATHER_FORECAST_URL: weather.forecastUrl,
-        GEOCODER_URL: geocoder.reverseUrl,
-        GEOCODER_SEARCH_URL: geocoder.searchUrl,
-        GEOCODER_USER_AGENT: "climate-grade/fuzz",
+        ...FakeEnv.upstreams(weather, geocoder),
         HISTORY_START: "2015-01-01",
-        CHAT_CLIENT_ID: chat.clientId,
-        CHAT_CLIENT_SECRET: chat.clientSecret,
-        CHAT_AUTHORIZE_URL: chat.authorizeUrl,
-        CHAT_TOKEN_URL: chat.tokenUrl,
-        CHAT_USERINFO_URL: chat.userinfoUrl
+        ...FakeEnv.provider("CHAT", chat),
       }
       return Layer.merge(testServerLayer(env, backend.layer), Layer.succeed(World, { weather }))
     })

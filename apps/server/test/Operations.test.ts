@@ -9,7 +9,7 @@ import { request } from "node:http"
 import { createServer, type AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
@@ -206,9 +206,7 @@ describe("SIGTERM", () => {
       const geocoder = await Effect.runPromise(Scope.extend(FakeNominatim.make, scope))
       const server = await startServer({
         DATABASE_URL: "memory://",
-        WEATHER_ARCHIVE_URL: weather.archiveUrl,
-        WEATHER_FORECAST_URL: weather.forecastUrl,
-        GEOCODER_URL: geocoder.reverseUrl,
+        ...FakeEnv.upstreams(weather, geocoder),
         HISTORY_START: "2020-01-01"
       })
       const get = (path: string) =>

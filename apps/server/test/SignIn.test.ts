@@ -8,7 +8,7 @@ import { connect } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { PasswordHasher, Sessions, type User, Users } from "@climate-grade/core"
-import { backends, Browser, FakeChatProvider, OidcIdp } from "@climate-grade/testing"
+import { backends, Browser, FakeChatProvider, FakeEnv, OidcIdp } from "@climate-grade/testing"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -28,17 +28,9 @@ const world = (backend: (typeof backends)[number], extraEnv: Record<string, stri
       const idp = yield* OidcIdp.make
       const env = {
         AUTH_SECRET,
-        CHAT_CLIENT_ID: chat.clientId,
-        CHAT_CLIENT_SECRET: chat.clientSecret,
-        CHAT_AUTHORIZE_URL: chat.authorizeUrl,
-        CHAT_TOKEN_URL: chat.tokenUrl,
-        CHAT_USERINFO_URL: chat.userinfoUrl,
+        ...FakeEnv.provider("CHAT", chat),
         CHAT_LABEL: "ChatApp",
-        IDP_CLIENT_ID: idp.clientId,
-        IDP_CLIENT_SECRET: idp.clientSecret,
-        IDP_AUTHORIZE_URL: idp.authorizeUrl,
-        IDP_TOKEN_URL: idp.tokenUrl,
-        IDP_USERINFO_URL: idp.userinfoUrl,
+        ...FakeEnv.provider("IDP", idp),
         IDP_LABEL: "Example ID",
         ...extraEnv
       }

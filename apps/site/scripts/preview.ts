@@ -4,7 +4,7 @@
  * preview [port]`, then open the printed address. Ctrl-C stops it.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { backends, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { backends, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
 import * as Effect from "effect/Effect"
 
@@ -15,11 +15,7 @@ const program = Effect.gen(function* () {
   const geocoder = yield* FakeNominatim.make
   const env: Record<string, string> = {
     PORT: port,
-    WEATHER_ARCHIVE_URL: weather.archiveUrl,
-    WEATHER_FORECAST_URL: weather.forecastUrl,
-    GEOCODER_URL: geocoder.reverseUrl,
-    GEOCODER_SEARCH_URL: geocoder.searchUrl,
-    GEOCODER_USER_AGENT: "climate-grade/preview",
+    ...FakeEnv.upstreams(weather, geocoder),
     ...(process.env.BASE_PATH === undefined ? {} : { BASE_PATH: process.env.BASE_PATH })
   }
   const server = testServerLayer(env, backends[0]!.layer)

@@ -6,7 +6,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
-import { backends, Chromium, FakeChatProvider, FakeNominatim, FakeOpenMeteo, OidcIdp } from "@climate-grade/testing"
+import { backends, Chromium, FakeChatProvider, FakeEnv, FakeNominatim, FakeOpenMeteo, OidcIdp } from "@climate-grade/testing"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -27,22 +27,11 @@ const world = (basePath: string) =>
       const geocoder = yield* FakeNominatim.make
       const env = {
         BASE_PATH: basePath,
-        CHAT_CLIENT_ID: chat.clientId,
-        CHAT_CLIENT_SECRET: chat.clientSecret,
-        CHAT_AUTHORIZE_URL: chat.authorizeUrl,
-        CHAT_TOKEN_URL: chat.tokenUrl,
-        CHAT_USERINFO_URL: chat.userinfoUrl,
+        ...FakeEnv.provider("CHAT", chat),
         CHAT_LABEL: "ChatApp",
-        IDP_CLIENT_ID: idp.clientId,
-        IDP_CLIENT_SECRET: idp.clientSecret,
-        IDP_AUTHORIZE_URL: idp.authorizeUrl,
-        IDP_TOKEN_URL: idp.tokenUrl,
-        IDP_USERINFO_URL: idp.userinfoUrl,
+        ...FakeEnv.provider("IDP", idp),
         IDP_LABEL: "Example ID",
-        WEATHER_ARCHIVE_URL: weather.archiveUrl,
-        WEATHER_FORECAST_URL: weather.forecastUrl,
-        GEOCODER_URL: geocoder.reverseUrl,
-        GEOCODER_SEARCH_URL: geocoder.searchUrl,
+        ...FakeEnv.upstreams(weather, geocoder),
         HISTORY_START: "1980-01-01"
       }
       return Layer.mergeAll(

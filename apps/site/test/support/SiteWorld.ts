@@ -7,7 +7,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { backends, Chromium, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { backends, Chromium, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import { testServerLayer } from "@climate-grade/server/test/TestServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -33,11 +33,7 @@ export const siteWorld = (extraEnv: Readonly<Record<string, string>> = {}) =>
       const weather = yield* FakeOpenMeteo.make
       const geocoder = yield* FakeNominatim.make
       const env: Record<string, string> = {
-        WEATHER_ARCHIVE_URL: weather.archiveUrl,
-        WEATHER_FORECAST_URL: weather.forecastUrl,
-        GEOCODER_URL: geocoder.reverseUrl,
-        GEOCODER_SEARCH_URL: geocoder.searchUrl,
-        GEOCODER_USER_AGENT: "climate-grade/test",
+        ...FakeEnv.upstreams(weather, geocoder),
         HISTORY_START: "1980-01-01",
         ...extraEnv
       }

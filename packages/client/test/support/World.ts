@@ -3,7 +3,7 @@
  * client's end-to-end tests; and a `fetch` that records every request the client makes.
  */
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
-import { backends, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { backends, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -27,10 +27,7 @@ export const startWorld = async (): Promise<World> => {
       const weather = yield* FakeOpenMeteo.make
       const geocoder = yield* FakeNominatim.make
       const env = {
-        WEATHER_ARCHIVE_URL: weather.archiveUrl,
-        WEATHER_FORECAST_URL: weather.forecastUrl,
-        GEOCODER_URL: geocoder.reverseUrl,
-        GEOCODER_USER_AGENT: "climate-grade/test",
+        ...FakeEnv.upstreams(weather, geocoder),
         HISTORY_START: "1980-01-01"
       }
       const context = yield* Layer.buildWithScope(testServerLayer(env, pglite.layer), scope)
