@@ -1,7 +1,8 @@
 /**
  * gzip for responses of 1024 bytes or more (CONTRACT.md §6), as a middleware over node:zlib
- * (Effect 3's platform has none). Payloads stored with their gzip are served by `precompressed`
- * and pass through untouched, so a replay never compresses again.
+ * (Effect 3's platform has none). Data payloads are compressed once by `encode` and served by
+ * `precompressed`, passing the middleware untouched; the response index keeps both forms of a
+ * hot answer, so a replay from memory never compresses again.
  */
 import { promisify } from "node:util"
 import { gzip as gzipCallback } from "node:zlib"
@@ -14,7 +15,7 @@ export const THRESHOLD = 1024
 
 const gzipAsync = promisify(gzipCallback)
 
-/** Level 6 (zlib's default): most of level 9's ratio at a fraction of its time; stored payloads pay it once. */
+/** Level 6 (zlib's default): most of level 9's ratio at a fraction of its time. */
 export const gzipBytes = (bytes: Uint8Array): Effect.Effect<Uint8Array> =>
   Effect.promise(() => gzipAsync(bytes, { level: 6 })).pipe(Effect.map((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)))
 
@@ -24,13 +25,31 @@ const varyWith = (existing: string | undefined): string => {
   return parts.some((p) => p.toLowerCase() === VARY.toLowerCase()) ? parts.join(", ") : [...parts, VARY].join(", ")
 }
 
+/** A JSON body in the forms it may be served in: its gzip only when it is large enough to be sent compressed. */
+export interface Encoded {
+  readonly json: Uint8Array
+  readonly gzip: Uint8Array | null
+}
+
+/**
+ * The forms of a JSON body. The payload store holds only the JSON (compression is this adapter's
+ * business), so a payload built now or read back from the store is compressed here, once per
+ * answer that reaches the app: ~1.1 ms at level 6 for a 24-month calendar (29 KB → 9 KB).
+ */
+export const encode = (json: Uint8Array): Effect.Effect<Encoded> =>
+  json.byteLength < THRESHOLD ? Effect.succeed({ json, gzip: null }) : Effect.map(gzipBytes(json), (gzip) => ({ json, gzip }))
+
+/** Whether to send `body`'s gzip: it has one (it is large enough) and the request admits it. */
+export const sendsGzip = (body: Encoded, acceptEncoding: string | undefined): body is Encoded & { readonly gzip: Uint8Array } =>
+  body.gzip !== null && body.json.byteLength >= THRESHOLD && acceptsGzip(acceptEncoding)
+
 /** A body already held in both forms: gzip when the request admits it and the body is large enough. */
 export const precompressed = (
   request: HttpServerRequest.HttpServerRequest,
-  body: { readonly json: Uint8Array; readonly gzip: Uint8Array },
+  body: Encoded,
   headers: Readonly<Record<string, string>>
 ): HttpServerResponse.HttpServerResponse => {
-  const compress = body.json.byteLength >= THRESHOLD && acceptsGzip(request.headers["accept-encoding"])
+  const compress = sendsGzip(body, request.headers["accept-encoding"])
   return HttpServerResponse.uint8Array(compress ? body.gzip : body.json, {
     status: 200,
     contentType: "application/json",

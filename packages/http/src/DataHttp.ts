@@ -1,8 +1,10 @@
 /**
  * The data routes (SPEC.md "Data API", CONTRACT.md §5–§6). Each answer follows one path:
- * the plan gives the ETag without building anything; a matching If-None-Match is an empty 304;
- * else a stored payload whose token still holds is replayed (its gzip kept); else the payload is
- * built, stored (the calendar only with a place label) and served.
+ * the plan gives the token, served as the ETag, without building anything; a matching
+ * If-None-Match is an empty 304; else a stored payload whose token still holds is replayed; else
+ * the payload is built, stored (the calendar only with a place label) and served. The store holds
+ * JSON only: the gzip is made here (`Compression.encode`), unless the response index still has the
+ * one made for the same URL and ETag.
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
@@ -19,7 +21,7 @@ import {
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
-import { gzipBytes, precompressed } from "./Compression.js"
+import { encode, precompressed } from "./Compression.js"
 import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY, weakEtag } from "./ConditionalGet.js"
 import * as ColdCells from "./ColdCells.js"
 import * as DataQuery from "./DataQuery.js"
@@ -74,8 +76,7 @@ export const make = Effect.gen(function* () {
   const built = <A>(plan: DataViews.Plan<A>) =>
     Effect.gen(function* () {
       const value = yield* plan.build
-      const json = encoder.encode(JSON.stringify(value))
-      const payload: StoredPayload = { token: plan.token, json, gzip: yield* gzipBytes(json) }
+      const payload: StoredPayload = { token: plan.token, json: encoder.encode(JSON.stringify(value)) }
       if (plan.storable) yield* keep(plan.key, payload)
       return { value, payload }
     })
@@ -114,8 +115,9 @@ export const make = Effect.gen(function* () {
         return notModified(etag)
       }
       const payload = yield* body
-      index.remember(request.originalUrl, { etag, validUntil, body: payload })
-      return precompressed(request, payload, { etag, "cache-control": CACHE_CONTROL })
+      const encoded = index.encoded(request.originalUrl, etag) ?? (yield* encode(payload.json))
+      index.remember(request.originalUrl, { etag, validUntil, body: encoded })
+      return precompressed(request, encoded, { etag, "cache-control": CACHE_CONTROL })
     })
 
   const view = <A, E, R>(plan: Effect.Effect<DataViews.Plan<A>, E, R>) =>
@@ -160,8 +162,7 @@ export const make = Effect.gen(function* () {
             calendar: valueOf(calendar, c!),
             day: valueOf(day, d!)
           })
-          const json = encoder.encode(JSON.stringify(plan.assemble(data)))
-          const payload: StoredPayload = { token: plan.token, json, gzip: yield* gzipBytes(json) }
+          const payload: StoredPayload = { token: plan.token, json: encoder.encode(JSON.stringify(plan.assemble(data))) }
           if (plan.storable) yield* keep(plan.key, payload)
           return payload
         })

@@ -9,26 +9,31 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { Lru } from "@climate-grade/core"
 import * as Context from "effect/Context"
 import { CACHE_CONTROL, ifNoneMatchMatches, VARY } from "./ConditionalGet.js"
-import { THRESHOLD } from "./Compression.js"
-import { acceptsGzip } from "./ContentNegotiation.js"
+import { type Encoded, sendsGzip } from "./Compression.js"
 
 export interface Held {
   readonly etag: string
   readonly validUntil: number
-  /** The full answer, when it was served (not for a 304). */
-  readonly body?: { readonly json: Uint8Array; readonly gzip: Uint8Array }
+  /** The full answer in both forms, when it was served (not for a 304). */
+  readonly body?: Encoded
 }
 
 export interface Index {
   /** Keyed by the request line's URL exactly as received. */
   readonly remember: (url: string, held: Held) => void
   readonly lookup: (url: string, now: number) => Held | undefined
+  /**
+   * The body last served for `url` under `etag`, even once its validity has ended: the same ETag
+   * means the same bytes (the token covers whatever changes them), so a replay through the app
+   * reuses its gzip instead of compressing again.
+   */
+  readonly encoded: (url: string, etag: string) => Encoded | undefined
 }
 
 export class ResponseIndex extends Context.Tag("@climate-grade/http/ResponseIndex")<ResponseIndex, Index>() {}
 
 const sizeOf = (held: Held | undefined) =>
-  held?.body === undefined ? 0 : held.body.json.byteLength + held.body.gzip.byteLength
+  held?.body === undefined ? 0 : held.body.json.byteLength + (held.body.gzip?.byteLength ?? 0)
 
 /**
  * Bounded both in entries and in the bytes of the bodies it holds; the least recently
@@ -45,14 +50,14 @@ export const make = (capacity = 10_000, maxBytes = 64 * 1024 * 1024): Index => {
       const body = held.body ?? (previous?.etag === held.etag ? previous.body : undefined)
       entries.set(url, body === undefined ? held : { ...held, body })
     },
+    // An expired entry stays (bounded like the rest) for `encoded`; it is never answered from.
     lookup: (url, now) => {
       const held = entries.peek(url)
-      if (held === undefined) return undefined
-      if (held.validUntil <= now) {
-        entries.delete(url)
-        return undefined
-      }
-      return held
+      return held === undefined || held.validUntil <= now ? undefined : held
+    },
+    encoded: (url, etag) => {
+      const held = entries.peek(url)
+      return held?.etag === etag ? held.body : undefined
     }
   }
 }
@@ -72,7 +77,7 @@ export const answer = (index: Index, req: IncomingMessage, res: ServerResponse):
     return true
   }
   if (held.body === undefined) return false
-  const gzip = held.body.json.byteLength >= THRESHOLD && acceptsGzip(req.headers["accept-encoding"])
+  const gzip = sendsGzip(held.body, req.headers["accept-encoding"])
   const bytes = gzip ? held.body.gzip : held.body.json
   res.writeHead(200, {
     ...headers,

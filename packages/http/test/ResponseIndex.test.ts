@@ -15,6 +15,17 @@ describe("ResponseIndex", () => {
     expect(index.lookup("/b", now)).toBeUndefined()
   })
 
+  it("after its validity, never answers, but still gives its body's forms for the same ETag only", () => {
+    const index = ResponseIndex.make()
+    const now = Date.now()
+    const held = body(2048)
+    index.remember("/a", { etag: 'W/"1"', validUntil: now + 1, body: held })
+    expect(index.lookup("/a", now + 1)).toBeUndefined()
+    expect(index.encoded("/a", 'W/"1"')).toBe(held)
+    expect(index.encoded("/a", 'W/"2"')).toBeUndefined()
+    expect(index.encoded("/b", 'W/"1"')).toBeUndefined()
+  })
+
   it("is bounded by entries and by the bytes it holds, least recently used out first", () => {
     const now = Date.now()
     const byCount = ResponseIndex.make(2)

@@ -11,6 +11,7 @@ import loginThrottle from "./migrations/0006_login_throttle.js"
 import weatherBudget from "./migrations/0007_weather_budget.js"
 import places from "./migrations/0008_places.js"
 import geocoderClaims from "./migrations/0009_geocoder_claims.js"
+import payloadsJsonOnly from "./migrations/0010_payloads_json_only.js"
 
 /** Every migration, in order. Imported statically so a bundled server carries them. */
 export const migrations = Migrator.fromRecord({
@@ -22,7 +23,8 @@ export const migrations = Migrator.fromRecord({
   "0006_login_throttle": loginThrottle,
   "0007_weather_budget": weatherBudget,
   "0008_places": places,
-  "0009_geocoder_claims": geocoderClaims
+  "0009_geocoder_claims": geocoderClaims,
+  "0010_payloads_json_only": payloadsJsonOnly
 })
 
 /** An arbitrary constant naming "this service's migrations" among advisory locks. */

@@ -7,7 +7,6 @@ import * as Option from "effect/Option"
 interface Row {
   readonly token: string
   readonly json: Uint8Array
-  readonly gzip: Uint8Array
 }
 
 export interface PayloadRepoOptions {
@@ -18,7 +17,8 @@ export interface PayloadRepoOptions {
 /**
  * Payloads in the `payloads` table, with a bounded in-memory layer in front so a replay of a hot
  * payload does not touch the database. The table lets a restart, or another instance, replay
- * without rebuilding.
+ * without rebuilding. It holds the JSON only, as the port does: migration 0010 dropped the gzip
+ * column (see there why).
  */
 export const make = (options: PayloadRepoOptions = {}) =>
   Effect.gen(function* () {
@@ -35,12 +35,12 @@ export const make = (options: PayloadRepoOptions = {}) =>
           // A hit becomes the most recently used.
           const hit = memory.get(id)
           if (hit !== undefined) return Effect.succeedSome(hit)
-          return sql<Row>`select token, json, gzip from payloads
+          return sql<Row>`select token, json from payloads
                           where cell_key = ${key.cell} and view = ${key.view} and params = ${key.params}`.pipe(
             Effect.map((rows) => {
               const row = rows[0]
               if (row === undefined) return Option.none()
-              const payload = { token: row.token, json: row.json, gzip: row.gzip }
+              const payload = { token: row.token, json: row.json }
               remember(id, payload)
               return Option.some(payload)
             }),
@@ -48,10 +48,10 @@ export const make = (options: PayloadRepoOptions = {}) =>
           )
         }),
       put: (key, payload) =>
-        sql`insert into payloads (cell_key, view, params, token, json, gzip)
-            values (${key.cell}, ${key.view}, ${key.params}, ${payload.token}, ${Buffer.from(payload.json)}, ${Buffer.from(payload.gzip)})
+        sql`insert into payloads (cell_key, view, params, token, json)
+            values (${key.cell}, ${key.view}, ${key.params}, ${payload.token}, ${Buffer.from(payload.json)})
             on conflict (cell_key, view, params) do update
-            set token = excluded.token, json = excluded.json, gzip = excluded.gzip, created_at = now()`.pipe(
+            set token = excluded.token, json = excluded.json, created_at = now()`.pipe(
           Effect.tap(() => Effect.sync(() => remember(idOf(key), payload))),
           Effect.asVoid,
           Effect.orDie

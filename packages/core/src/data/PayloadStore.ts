@@ -3,11 +3,13 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { View } from "./FreshnessToken.js"
 
-/** A built payload as served: its JSON bytes and their gzip, so a replay never compresses again. */
+/**
+ * A built payload: the token it was built under and its JSON bytes. How it is compressed for the
+ * wire, or for the store's own storage, is the adapters' business.
+ */
 export interface StoredPayload {
   readonly token: string
   readonly json: Uint8Array
-  readonly gzip: Uint8Array
 }
 
 export interface PayloadKey {
