@@ -73,26 +73,30 @@ export const make = Effect.gen(function* () {
       .pipe(Effect.asVoid, Effect.orDie)
   }
 
+  const load = (key: string) =>
+    Effect.gen(function* () {
+      const rows = yield* sql<Row>`
+        select timezone, label, history, history_checked_at, forecast, forecast_stamp, forecast_checked_at
+        from weather_cells where cell_key = ${key}`
+      const row = rows[0]
+      if (row === undefined) return Option.none()
+      return Option.some({
+        key,
+        timezone: row.timezone,
+        label: row.label,
+        history: yield* decodeSeries(row.history),
+        historyCheckedAt: row.history_checked_at?.getTime() ?? null,
+        forecast: yield* decodeSeries(row.forecast),
+        forecastStamp: row.forecast_stamp?.getTime() ?? null,
+        forecastCheckedAt: row.forecast_checked_at?.getTime() ?? null
+      })
+    }).pipe(Effect.orDie, Effect.withSpan("CellStore.load"))
+
   return CellStore.of({
-    shared: !singleProcess,
-    load: (key) =>
-      Effect.gen(function* () {
-        const rows = yield* sql<Row>`
-          select timezone, label, history, history_checked_at, forecast, forecast_stamp, forecast_checked_at
-          from weather_cells where cell_key = ${key}`
-        const row = rows[0]
-        if (row === undefined) return Option.none()
-        return Option.some({
-          key,
-          timezone: row.timezone,
-          label: row.label,
-          history: yield* decodeSeries(row.history),
-          historyCheckedAt: row.history_checked_at?.getTime() ?? null,
-          forecast: yield* decodeSeries(row.forecast),
-          forecastStamp: row.forecast_stamp?.getTime() ?? null,
-          forecastCheckedAt: row.forecast_checked_at?.getTime() ?? null
-        })
-      }).pipe(Effect.orDie, Effect.withSpan("CellStore.load")),
+    load,
+    // PGlite: this process is the only writer, so what it holds is what is stored. A PostgreSQL
+    // server: another instance may have written while this one waited for the claim.
+    latest: (key, held) => (singleProcess && Option.isSome(held) ? Effect.succeed(held) : load(key)),
     saveHistory: (cell, { checkedAt, history, timezone }) =>
       upsert(cell, {
         timezone,

@@ -3,6 +3,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import {
   Cell,
   CellData,
+  CellStore,
   CivilDate,
   type DailySeries,
   Geocoder,
@@ -240,6 +241,19 @@ for (const backend of backends) {
           expect(upstream.calls.geocoder).toBe(2)
           const fresh = yield* cellData(upstream)
           expect(yield* fresh.heldLabel(cell)).toBe(`Place ${cell.key}`)
+        }))
+
+      it.effect("inside a claim, the record as it is now: reloaded from a shared server, what is held on PGlite", () =>
+        Effect.gen(function* () {
+          const store = yield* CellStore
+          const cell = Cell.fromCoordinates(12.1, 21.1)
+          yield* store.saveLabel(cell, "as stored")
+          // What this process holds differs from the row, as when another process wrote it meanwhile.
+          const held = { ...Option.getOrThrow(yield* store.load(cell.key)), label: "as held" }
+          const latest = yield* store.latest(cell.key, Option.some(held))
+          expect(Option.map(latest, (r) => r.label)).toEqual(Option.some(backend.name === "pglite" ? "as held" : "as stored"))
+          // Holding nothing, every store loads.
+          expect(Option.map(yield* store.latest(cell.key, Option.none()), (r) => r.label)).toEqual(Option.some("as stored"))
         }))
 
       // PGlite is one process; the in-process case is above.

@@ -48,8 +48,14 @@ export class CellStore extends Context.Tag("@climate-grade/core/CellStore")<
      */
     readonly claimLabel: (key: string, now: number) => Effect.Effect<boolean>
     readonly releaseLabel: (key: string) => Effect.Effect<void>
-    /** Whether other processes may write this store (a PostgreSQL server); not for PGlite. */
-    readonly shared: boolean
+    /**
+     * Inside `exclusive`: the record as it is now, given what this process holds of it (None when
+     * it holds nothing). Whether another process may have written it meanwhile is this store's to
+     * know: one shared by several processes (a PostgreSQL server) loads it again, since another
+     * may have written while this one waited for the claim; one only this process writes (PGlite)
+     * answers with what is held, loading only when nothing is.
+     */
+    readonly latest: (key: string, held: Option.Option<CellRecord>) => Effect.Effect<Option.Option<CellRecord>>
     /**
      * Runs `effect` holding a claim on (cell, kind) that other server processes sharing the
      * database respect, so a cold cell costs one upstream call however many instances ask.

@@ -13,7 +13,7 @@ import { emptyRecord } from "./Held.js"
 export interface RecordCache {
   /** The record as this process knows it: cached, else loaded. */
   readonly current: (key: string) => Effect.Effect<CellRecord>
-  /** Inside a claim: what another process may have written meanwhile; in a lone process, what is cached. */
+  /** Inside a claim: the record as it is now, as the store answers given what is cached (`CellStore.latest`). */
   readonly latest: (key: string) => Effect.Effect<CellRecord>
   /** Merges into what is cached now, so concurrent history and forecast updates keep each other's fields. */
   readonly patch: (base: CellRecord, fields: Partial<CellRecord>) => CellRecord
@@ -34,8 +34,9 @@ export const make = (store: CellStore["Type"], capacity: number): RecordCache =>
     cache.set(record.key, record)
     return record
   }
-  const load = (key: string) =>
-    Effect.map(store.load(key), (stored) => remember(Option.getOrElse(stored, () => emptyRecord(key))))
+  const remembered = (key: string) => (stored: Option.Option<CellRecord>) =>
+    remember(Option.getOrElse(stored, () => emptyRecord(key)))
+  const load = (key: string) => Effect.map(store.load(key), remembered(key))
   const current = (key: string) =>
     Effect.suspend(() => {
       // A hit becomes the most recently used.
@@ -44,7 +45,8 @@ export const make = (store: CellStore["Type"], capacity: number): RecordCache =>
     })
   return {
     current,
-    latest: (key) => (store.shared ? load(key) : current(key)),
+    latest: (key) =>
+      Effect.suspend(() => Effect.map(store.latest(key, Option.fromNullable(cache.get(key))), remembered(key))),
     patch: (base, fields) => remember({ ...(cache.peek(base.key) ?? base), ...fields }),
     cachedOr: (key, pick, slow) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
