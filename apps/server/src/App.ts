@@ -66,11 +66,11 @@ const authSecret = (config: AppConfig) =>
 export const databaseLayer = (config: AppConfig): Layer.Layer<SqlClient.SqlClient> =>
   Layer.provideMerge(Migrations.layer, Database.layer(config.database).pipe(Layer.orDie))
 
-/** Every port the HTTP application needs, over a given (migrated) database. */
+/** What the core's sign-in rules know of each provider: enabled or not, and the public client id. */
 const providerSettings = (config: AppConfig) =>
   Layer.succeed(Providers.ProviderSettings, {
-    chat: config.providers.chat,
-    idp: config.providers.idp
+    chat: { enabled: config.providers.chat.enabled, clientId: config.providers.chat.clientId },
+    idp: { enabled: config.providers.idp.enabled, clientId: config.providers.idp.clientId }
   })
 
 /** The weather upstreams, the history store over them, and the views over that; place search beside them. */
@@ -141,7 +141,8 @@ export const servicesLayer = (config: AppConfig, database: Layer.Layer<SqlClient
     LoginAttemptsRepo.layer,
     Layer.succeed(LoginThrottle.LoginPolicy, config.login),
     authSecret(config),
-    ProviderExchange.layer,
+    // The token and userinfo addresses and the secrets: the exchange adapter's configuration only.
+    ProviderExchange.layer(config.providers),
     dataLayer(config)
   ).pipe(
     Layer.provideMerge(
@@ -181,6 +182,10 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
         publicOrigin: config.publicOrigin,
         trustedProxyHops: config.trustedProxyHops,
         coldCellsPerClient: config.coldCellsPerClient,
+        providers: {
+          chat: { authorizeUrl: config.providers.chat.authorizeUrl, label: config.providers.chat.label },
+          idp: { authorizeUrl: config.providers.idp.authorizeUrl, label: config.providers.idp.label }
+        },
         responses: ResponseIndex.make(),
         site,
         port: config.port,

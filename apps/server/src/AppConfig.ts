@@ -12,9 +12,20 @@ import * as Redacted from "effect/Redacted"
 
 export const VERSION = "0.1.0"
 
-/** A provider's settings as read, with whether they enable it. */
-export interface ProviderEnv extends Providers.ProviderConfig {
+/**
+ * A provider's settings as read, with whether they enable it (the core's rule). App.ts hands each
+ * part to the one that needs it: the core gets whether it is enabled and the public client id;
+ * packages/http the authorize address and the label; packages/oauth the token and userinfo
+ * addresses and the secret.
+ */
+export interface ProviderEnv {
   readonly enabled: boolean
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+  readonly label: string
+  readonly authorizeUrl: string
+  readonly tokenUrl: string
+  readonly userinfoUrl: string
 }
 
 export interface AppConfig {

@@ -1,5 +1,13 @@
+import type { ProviderName } from "@climate-grade/core"
 import * as Context from "effect/Context"
 import type * as Option from "effect/Option"
+
+/** A sign-in provider as this adapter shows it: where the browser is sent, and its name on the pages. */
+export interface ProviderPage {
+  /** The provider's authorize endpoint; the core decides the query parameters added to it. */
+  readonly authorizeUrl: string
+  readonly label: string
+}
 
 /** Deployment settings the HTTP adapter needs. */
 export class HttpSettings extends Context.Tag("@climate-grade/http/HttpSettings")<
@@ -13,5 +21,6 @@ export class HttpSettings extends Context.Tag("@climate-grade/http/HttpSettings"
     readonly trustedProxyHops: number
     /** New cells one client may have loading at once (`ColdCells`). */
     readonly coldCellsPerClient: number
+    readonly providers: Readonly<Record<ProviderName, ProviderPage>>
   }
 >() {}

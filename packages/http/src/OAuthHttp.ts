@@ -33,6 +33,16 @@ const knownProvider = (name: string) =>
 
 const bindingCookieName = (provider: ProviderName) => `oauth_tx_${provider}`
 
+/**
+ * The browser's way to the provider: its configured authorize endpoint (which may carry query
+ * parameters of its own) with the parameters the core decided, set in the core's order.
+ */
+export const authorizeLocation = (authorizeUrl: string, params: Readonly<Record<string, string>>): string => {
+  const url = new URL(authorizeUrl)
+  for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value)
+  return url.href
+}
+
 export const make = Effect.gen(function* () {
   const settings = yield* HttpSettings
   const providers = yield* Providers.ProviderSettings
@@ -61,7 +71,7 @@ export const make = Effect.gen(function* () {
       const decision = yield* SignIn.start({ provider, user, redirectUri: redirectUri(request, provider) })
       return decision._tag === "Unavailable"
         ? accountRedirect(provider, decision.outcome)
-        : redirect(decision.location).pipe(
+        : redirect(authorizeLocation(settings.providers[provider].authorizeUrl, decision.params)).pipe(
             withCookies(bindingCookie(request, provider, decision.binding, Duration.seconds(SignIn.BINDING_MAX_AGE_SECONDS)))
           )
     })
@@ -107,7 +117,7 @@ export const make = Effect.gen(function* () {
       const user = yield* requireUser
       const outcome = yield* AccountResolution.unlink(user, provider)
       if (outcome === "last-link") {
-        const label = providers[provider].label
+        const label = settings.providers[provider].label
         return yield* new Conflict({
           detail: `Unlinking ${label} would leave no way to sign in: this account has no password, and ${label} is its only sign-in.`
         })
@@ -121,12 +131,12 @@ export const make = Effect.gen(function* () {
     const enabled = yield* readEnabled(request)
     const result = yield* AccountResolution.setChatDm(user, enabled)
     return yield* Option.match(result, {
-      onNone: () => Effect.fail(new Conflict({ detail: `${providers.chat.label} is not linked to this account.` })),
+      onNone: () => Effect.fail(new Conflict({ detail: `${settings.providers.chat.label} is not linked to this account.` })),
       onSome: (chatDm) => Effect.succeed({ chat_dm: chatDm })
     })
   })
 
-  return { linkStart, loginStart, callback, unlink, chatDm, config: providers }
+  return { linkStart, loginStart, callback, unlink, chatDm, config: providers, pages: settings.providers }
 })
 
 /** The optional body of `POST /chat/dm`: none toggles; `{"enabled": boolean}` sets. */
@@ -152,8 +162,8 @@ export const layer = HttpApiBuilder.group(Api, "oauth", (handlers) =>
         Effect.succeed({
           providers: Providers.names.map((name) => ({
             name,
-            label: routes.config[name].label,
-            enabled: Providers.isEnabled(routes.config[name])
+            label: routes.pages[name].label,
+            enabled: routes.config[name].enabled
           }))
         })
       )

@@ -1,4 +1,5 @@
 import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import type { ProviderName } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -12,7 +13,7 @@ import * as CrossSite from "./CrossSite.js"
 import * as DataHttp from "./DataHttp.js"
 import * as DecodeErrors from "./DecodeErrors.js"
 import * as FrontDoor from "./FrontDoor.js"
-import { HttpSettings } from "./HttpSettings.js"
+import { HttpSettings, type ProviderPage } from "./HttpSettings.js"
 import * as MetricsRoute from "./MetricsRoute.js"
 import * as OAuthHttp from "./OAuthHttp.js"
 import * as PlacesHttp from "./PlacesHttp.js"
@@ -32,6 +33,8 @@ export interface ServeOptions {
   readonly publicOrigin: Option.Option<string>
   readonly trustedProxyHops: number
   readonly coldCellsPerClient: number
+  /** Each sign-in provider's authorize endpoint and label. */
+  readonly providers: Readonly<Record<ProviderName, ProviderPage>>
   /** Shared with the front door, which answers from it first. */
   readonly responses: ResponseIndex.Index
   /** The built site, served under `{basePath}/` (CONTRACT.md §8); its absence is answered on site paths. */
@@ -88,7 +91,8 @@ export const serve = (options: ServeOptions) =>
         basePath: options.basePath,
         publicOrigin: options.publicOrigin,
         trustedProxyHops: options.trustedProxyHops,
-        coldCellsPerClient: options.coldCellsPerClient
+        coldCellsPerClient: options.coldCellsPerClient,
+        providers: options.providers
       })
     ),
     Layer.provide(Layer.succeed(ResponseIndex.ResponseIndex, options.responses)),

@@ -97,29 +97,40 @@ export const exchange = (request: ExchangeRequest) =>
     return profile
   }).pipe(Effect.withSpan("ProviderExchange.exchange"))
 
-/** The core's `ProviderExchange` port over this HTTP exchange and the configured providers. */
-export const layer = Layer.effect(
-  Core.ProviderExchange,
-  Effect.gen(function* () {
-    const settings = yield* Core.Providers.ProviderSettings
-    const client = yield* HttpClient.HttpClient
-    return Core.ProviderExchange.of({
-      exchange: (input) => {
-        const config = settings[input.provider]
-        return exchange({
-          tokenUrl: config.tokenUrl,
-          userinfoUrl: config.userinfoUrl,
-          clientId: config.clientId,
-          clientSecret: config.clientSecret,
-          code: input.code,
-          redirectUri: input.redirectUri,
-          codeVerifier: input.codeVerifier
-        }).pipe(
-          Effect.provideService(HttpClient.HttpClient, client),
-          Effect.tapError((e) => Effect.logWarning(`${input.provider} exchange failed at ${e.step}: ${e.reason}`)),
-          Effect.mapError((e) => new Core.ExchangeFailed({ reason: `${e.step}: ${e.reason}` }))
-        )
-      }
+/** A provider's side of the exchange: where to call and the confidential client's credentials. */
+export interface ProviderEndpoints {
+  readonly tokenUrl: string
+  readonly userinfoUrl: string
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+}
+
+/**
+ * The core's `ProviderExchange` port over this HTTP exchange. The providers' addresses and
+ * secrets are this adapter's configuration (composed in apps/server), never the core's.
+ */
+export const layer = (providers: Readonly<Record<Core.ProviderName, ProviderEndpoints>>) =>
+  Layer.effect(
+    Core.ProviderExchange,
+    Effect.gen(function* () {
+      const client = yield* HttpClient.HttpClient
+      return Core.ProviderExchange.of({
+        exchange: (input) => {
+          const endpoints = providers[input.provider]
+          return exchange({
+            tokenUrl: endpoints.tokenUrl,
+            userinfoUrl: endpoints.userinfoUrl,
+            clientId: endpoints.clientId,
+            clientSecret: endpoints.clientSecret,
+            code: input.code,
+            redirectUri: input.redirectUri,
+            codeVerifier: input.codeVerifier
+          }).pipe(
+            Effect.provideService(HttpClient.HttpClient, client),
+            Effect.tapError((e) => Effect.logWarning(`${input.provider} exchange failed at ${e.step}: ${e.reason}`)),
+            Effect.mapError((e) => new Core.ExchangeFailed({ reason: `${e.step}: ${e.reason}` }))
+          )
+        }
+      })
     })
-  })
-)
+  )

@@ -47,19 +47,25 @@ export const names: ReadonlyArray<ProviderName> = ["chat", "idp"]
 export const parseName = (name: string): Option.Option<ProviderName> =>
   name === "chat" || name === "idp" ? Option.some(name) : Option.none()
 
-/** A provider's deployment settings; never exposed. */
+/**
+ * What the core's sign-in rules need of a deployed provider: whether it is enabled, and its
+ * public client id (an authorize parameter). Its secret, its addresses (authorize, token,
+ * userinfo) and its label stay in the adapters' configuration (packages/oauth, packages/http),
+ * composed in apps/server; the core decides the authorize parameters, the adapter makes the URL.
+ */
 export interface ProviderConfig {
+  readonly enabled: boolean
   readonly clientId: string
-  readonly clientSecret: Redacted.Redacted<string>
-  readonly authorizeUrl: string
-  readonly tokenUrl: string
-  readonly userinfoUrl: string
-  readonly label: string
 }
 
-/** Enabled when both the client id and the client secret are non-empty after trimming. */
-export const isEnabled = (config: Pick<ProviderConfig, "clientId" | "clientSecret">): boolean =>
-  config.clientId.trim() !== "" && Redacted.value(config.clientSecret).trim() !== ""
+/**
+ * Enabled when both the client id and the client secret are non-empty after trimming. Applied
+ * where the configuration is read, which hands the core only the outcome.
+ */
+export const isEnabled = (credentials: {
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+}): boolean => credentials.clientId.trim() !== "" && Redacted.value(credentials.clientSecret).trim() !== ""
 
 export class ProviderSettings extends Context.Tag("@climate-grade/core/ProviderSettings")<
   ProviderSettings,

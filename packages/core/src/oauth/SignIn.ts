@@ -11,7 +11,7 @@ import { AuthSecret } from "../AuthSecret.js"
 import { base64Url } from "../Crypto.js"
 import * as AccountResolution from "./AccountResolution.js"
 import { Outcome } from "./Outcome.js"
-import { isEnabled, ProviderSettings, registry } from "./Providers.js"
+import { ProviderSettings, registry } from "./Providers.js"
 import * as SignedState from "./SignedState.js"
 
 /** How long the browser-binding cookie lives: as long as a state is accepted. */
@@ -20,8 +20,15 @@ export const BINDING_MAX_AGE_SECONDS = SignedState.MAX_AGE_SECONDS
 export type StartDecision =
   /** The provider is not configured: straight back to the account page. */
   | { readonly _tag: "Unavailable"; readonly outcome: Outcome }
-  /** To the provider's authorize URL, binding this browser with a cookie holding `binding`. */
-  | { readonly _tag: "Authorize"; readonly location: string; readonly binding: string }
+  /**
+   * To the provider's authorize endpoint with these query parameters, in this order, binding this
+   * browser with a cookie holding `binding`. The endpoint's address is the adapter's configuration.
+   */
+  | {
+      readonly _tag: "Authorize"
+      readonly params: Readonly<Record<string, string>>
+      readonly binding: string
+    }
 
 /**
  * A start: signed in, it is a link (the state names the user); signed out, a login. The state is
@@ -35,7 +42,7 @@ export const start = (input: {
 }) =>
   Effect.gen(function* () {
     const config = (yield* ProviderSettings)[input.provider]
-    if (!isEnabled(config)) return { _tag: "Unavailable", outcome: Outcome.Unavailable() } satisfies StartDecision
+    if (!config.enabled) return { _tag: "Unavailable", outcome: Outcome.Unavailable() } satisfies StartDecision
     const random = yield* SecureRandom
     const secret = yield* AuthSecret
     const descriptor = registry[input.provider]
@@ -47,7 +54,6 @@ export const start = (input: {
       userId: Option.match(input.user, { onNone: () => "", onSome: (u) => u.id }),
       binding
     })
-    const authorize = new URL(config.authorizeUrl)
     const params: Record<string, string> = {
       client_id: config.clientId,
       redirect_uri: input.redirectUri,
@@ -58,8 +64,7 @@ export const start = (input: {
       code_challenge: SignedState.pkceChallenge(SignedState.pkceVerifier(secret, binding)),
       code_challenge_method: "S256"
     }
-    for (const [key, value] of Object.entries(params)) authorize.searchParams.set(key, value)
-    return { _tag: "Authorize", location: authorize.href, binding } satisfies StartDecision
+    return { _tag: "Authorize", params, binding } satisfies StartDecision
   })
 
 export interface CallbackInput<R> {
@@ -79,7 +84,7 @@ export interface CallbackInput<R> {
  */
 export const callback = <R>(input: CallbackInput<R>) =>
   Effect.gen(function* () {
-    if (!isEnabled((yield* ProviderSettings)[input.provider])) return Outcome.Unavailable()
+    if (!(yield* ProviderSettings)[input.provider].enabled) return Outcome.Unavailable()
     const code = input.code ?? ""
     if (code === "") return Outcome.Cancelled()
     const secret = yield* AuthSecret

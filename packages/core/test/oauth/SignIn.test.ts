@@ -20,14 +20,7 @@ import * as InMemory from "./InMemory.js"
 
 const SECRET = Redacted.make("a test secret of at least thirty-two characters")
 
-const config = (enabled: boolean): Providers.ProviderConfig => ({
-  clientId: enabled ? "client" : "",
-  clientSecret: Redacted.make(enabled ? "secret" : ""),
-  authorizeUrl: "https://provider.example/authorize?tenant=1",
-  tokenUrl: "https://provider.example/token",
-  userinfoUrl: "https://provider.example/userinfo",
-  label: "Provider"
-})
+const config = (enabled: boolean): Providers.ProviderConfig => ({ enabled, clientId: enabled ? "client" : "" })
 
 const user = (id: string) =>
   new User({
@@ -72,20 +65,26 @@ describe("SignIn.start", () => {
           Effect.provide(world(true).layer)
         )
         if (decision._tag !== "Authorize") throw new Error("expected Authorize")
-        const url = new URL(decision.location)
-        expect(url.origin + url.pathname).toBe("https://provider.example/authorize")
-        expect(url.searchParams.get("tenant")).toBe("1")
-        expect(url.searchParams.get("client_id")).toBe("client")
-        expect(url.searchParams.get("redirect_uri")).toBe(REDIRECT)
-        expect(url.searchParams.get("response_type")).toBe("code")
-        expect(url.searchParams.get("scope")).toBe(
-          purpose === "link" ? Providers.registry.idp.scopeLink : Providers.registry.idp.scopeLogin
-        )
-        expect(url.searchParams.get("code_challenge_method")).toBe("S256")
-        expect(url.searchParams.get("code_challenge")).toBe(
-          SignedState.pkceChallenge(SignedState.pkceVerifier(SECRET, decision.binding))
-        )
-        const verified = yield* SignedState.verify(url.searchParams.get("state")!, {
+        const { params } = decision
+        // Every parameter the rules decide, in the order the authorize URL has always carried them.
+        expect(Object.keys(params)).toEqual([
+          "client_id",
+          "redirect_uri",
+          "response_type",
+          "scope",
+          "state",
+          ...Object.keys(Providers.registry.idp.extraAuthorizeParams),
+          "code_challenge",
+          "code_challenge_method"
+        ])
+        expect(params).toMatchObject(Providers.registry.idp.extraAuthorizeParams)
+        expect(params.client_id).toBe("client")
+        expect(params.redirect_uri).toBe(REDIRECT)
+        expect(params.response_type).toBe("code")
+        expect(params.scope).toBe(purpose === "link" ? Providers.registry.idp.scopeLink : Providers.registry.idp.scopeLogin)
+        expect(params.code_challenge_method).toBe("S256")
+        expect(params.code_challenge).toBe(SignedState.pkceChallenge(SignedState.pkceVerifier(SECRET, decision.binding)))
+        const verified = yield* SignedState.verify(params.state!, {
           purpose,
           provider: "idp",
           binding: Option.some(decision.binding)
@@ -93,6 +92,18 @@ describe("SignIn.start", () => {
         expect(verified).toEqual(Option.some(purpose === "link" ? ALICE.id : ""))
       }
     })
+  )
+})
+
+describe("Providers.isEnabled", () => {
+  it.prop(
+    "enabled exactly when the client id and the secret are both non-empty after trimming",
+    [FastCheck.constantFrom("", " ", "\n", "id", " id\n"), FastCheck.constantFrom("", "\t", "secret\n", "s")],
+    ([clientId, secret]) => {
+      expect(Providers.isEnabled({ clientId, clientSecret: Redacted.make(secret) })).toBe(
+        clientId.trim() !== "" && secret.trim() !== ""
+      )
+    }
   )
 })
 
