@@ -7,7 +7,7 @@ import { Api } from "./Api.js"
 import { CurrentUser } from "./Authentication.js"
 import { presentedTokens } from "./AuthenticationLive.js"
 import { clearedSessionCookie, sessionCookie, withCookies } from "./Cookies.js"
-import { BadRequest } from "./Errors.js"
+import { BadRequest, failWithRetryAfter, TooManyRequests } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
 import { clientAddress } from "./RequestInfo.js"
 
@@ -15,9 +15,9 @@ const badCredentials = new BadRequest({ detail: "LOGIN_BAD_CREDENTIALS" })
 
 /** The same answer whichever limit was reached and whether or not the account exists. */
 const throttled = (error: LoginThrottle.TooManyAttempts) =>
-  HttpServerResponse.unsafeJson(
-    { detail: `Too many failed sign-in attempts; try again in ${error.retryAfterSeconds} seconds.` },
-    { status: 429, headers: { "retry-after": String(error.retryAfterSeconds) } }
+  failWithRetryAfter(
+    new TooManyRequests({ detail: `Too many failed sign-in attempts; try again in ${error.retryAfterSeconds} seconds.` }),
+    error.retryAfterSeconds
   )
 
 export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
@@ -34,7 +34,7 @@ export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
           const check = Effect.option(passwords.check(payload.email, payload.password))
           const attempt = { email: payload.email, address: clientAddress(request, settings.trustedProxyHops) }
           const outcome = yield* LoginThrottle.guard(attempt, check).pipe(Effect.provide(throttle), Effect.either)
-          if (outcome._tag === "Left") return throttled(outcome.left)
+          if (outcome._tag === "Left") return yield* throttled(outcome.left)
           const account = outcome.right
           if (Option.isNone(account)) return yield* badCredentials
           const session = yield* sessions.issue(account.value.id)

@@ -1,7 +1,14 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Payloads } from "@climate-grade/core"
 import * as Schema from "effect/Schema"
-import { BadRequestSchema, NotFoundSchema, ServiceUnavailableSchema, TooManyRequestsSchema } from "./Errors.js"
+import {
+  BadGatewaySchema,
+  BadRequestSchema,
+  GatewayTimeoutSchema,
+  NotFoundSchema,
+  ServiceUnavailableSchema,
+  TooManyRequestsSchema
+} from "./Errors.js"
 
 /**
  * A query value as sent: a repeated parameter arrives as an array, which DataQuery refuses with a
@@ -50,8 +57,15 @@ export class DataGroup extends HttpApiGroup.make("data")
       .addSuccess(HttpApiSchema.Empty(204).annotations({ description: "prefetch=1 for a cell with no history held" }))
       .annotate(OpenApi.Description, "All four views in one response, each slice with the ETag its own endpoint sends.")
   )
+  // A query value missing or malformed; a day outside the record and the forecast.
   .addError(BadRequestSchema)
+  // A cell whose history holds no value at all.
   .addError(NotFoundSchema)
   // A client already loading COLD_CELLS_PER_CLIENT new cells (Retry-After).
   .addError(TooManyRequestsSchema)
-  .addError(ServiceUnavailableSchema) {}
+  // The weather source rate-limited, the day's budget spent (both with Retry-After), or the database down.
+  .addError(ServiceUnavailableSchema)
+  // The weather source failed or answered something unreadable.
+  .addError(BadGatewaySchema)
+  // The weather source did not answer in time.
+  .addError(GatewayTimeoutSchema) {}

@@ -26,7 +26,15 @@ import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY, weakEtag } from "
 import * as ColdCells from "./ColdCells.js"
 import * as DataQuery from "./DataQuery.js"
 import * as HttpMetrics from "./HttpMetrics.js"
-import { BadRequest } from "./Errors.js"
+import {
+  type BadGateway,
+  BadRequest,
+  failWithRetryAfter,
+  type GatewayTimeout,
+  type NotFound,
+  type ServiceUnavailable,
+  TooManyRequests
+} from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
 import { clientAddress } from "./RequestInfo.js"
 import { ResponseIndex } from "./ResponseIndex.js"
@@ -172,67 +180,65 @@ export const make = Effect.gen(function* () {
   return { views, view, calendarRequest, bundle, gate }
 })
 
-/** Upstream and history failures, and a day out of range, as their HTTP answers. */
-const answerFailures = <R>(
-  effect: Effect.Effect<
-    HttpServerResponse.HttpServerResponse,
-    UpstreamError | NoHistory | DataViews.DateOutOfRange | BadRequest | ColdCells.TooManyColdCells,
-    R
-  >
-) =>
-  effect.pipe(
-    Effect.catchTags({
-      RateLimited: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
-      BudgetSpent: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
-      UpstreamTimeout: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
-      UpstreamFailure: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
-      NoHistory: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
-      TooManyColdCells: (e) =>
-        Effect.succeed(
-          HttpServerResponse.unsafeJson(
-            { detail: ColdCells.detail(e.limit) },
-            { status: 429, headers: { "retry-after": String(ColdCells.RETRY_AFTER_SECONDS) } }
-          )
-        ),
-      DateOutOfRange: (e) =>
-        Effect.fail(
-          new BadRequest({ detail: `Query parameter 'date' must be between ${e.first} and ${e.last}, got '${e.date}'.` })
-        )
-    })
-  )
+/**
+ * The core's failures as the data group's declared errors (DataApi), each with its status;
+ * Retry-After on the 503s and the 429.
+ */
+const refail = (
+  error: UpstreamError | NoHistory | DataViews.DateOutOfRange | BadRequest | ColdCells.TooManyColdCells
+): Effect.Effect<never, BadRequest | NotFound | TooManyRequests | ServiceUnavailable | BadGateway | GatewayTimeout> => {
+  switch (error._tag) {
+    case "BadRequest":
+      return Effect.fail(error)
+    case "DateOutOfRange":
+      return Effect.fail(
+        new BadRequest({ detail: `Query parameter 'date' must be between ${error.first} and ${error.last}, got '${error.date}'.` })
+      )
+    case "TooManyColdCells":
+      return failWithRetryAfter(new TooManyRequests({ detail: ColdCells.detail(error.limit) }), ColdCells.RETRY_AFTER_SECONDS)
+    case "NoHistory":
+      return UpstreamErrors.noHistory(error)
+    default:
+      return UpstreamErrors.fail(error)
+  }
+}
 
 export const layer = HttpApiBuilder.group(Api, "data", (handlers) =>
   Effect.map(make, (routes) =>
     handlers
       .handle("grade", ({ urlParams }) =>
-        answerFailures(
-          Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.gate(cell, routes.view(routes.views.grade(cell))))
+        Effect.catchAll(
+          Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.gate(cell, routes.view(routes.views.grade(cell)))),
+          refail
         )
       )
       .handle("forecast", ({ urlParams }) =>
-        answerFailures(
-          Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.gate(cell, routes.view(routes.views.forecast(cell))))
+        Effect.catchAll(
+          Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.gate(cell, routes.view(routes.views.forecast(cell)))),
+          refail
         )
       )
       .handle("calendar", ({ urlParams }) =>
-        answerFailures(
+        Effect.catchAll(
           Effect.gen(function* () {
             const cell = yield* DataQuery.cell(urlParams)
             const request = yield* routes.calendarRequest(urlParams)
             return yield* routes.gate(cell, routes.view(routes.views.calendar(cell, request)))
-          })
+          }),
+          refail
         )
       )
       .handle("day", ({ urlParams }) =>
-        answerFailures(
+        Effect.catchAll(
           Effect.gen(function* () {
             const cell = yield* DataQuery.cell(urlParams)
             const date = yield* DataQuery.date(urlParams, "date")
             return yield* routes.gate(cell, routes.view(routes.views.day(cell, date)))
-          })
+          }),
+          refail
         )
       )
-      .handle("cell", ({ urlParams }) => answerFailures(routes.bundle(urlParams)))
+      .handle("cell", ({ urlParams }) => Effect.catchAll(routes.bundle(urlParams), refail))
   )
 )
 

@@ -2,7 +2,8 @@
  * Errors as values with the status they map to. Each encodes to exactly `{"detail": "…"}`
  * (CONTRACT.md §2), and the same schemas document the bodies in the OpenAPI document.
  */
-import { HttpApiSchema } from "@effect/platform"
+import { HttpApiSchema, HttpApp, HttpServerResponse } from "@effect/platform"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
 const Body = Schema.Struct({ detail: Schema.String })
@@ -40,10 +41,43 @@ export const TooManyRequestsSchema = detailError(
   429,
   "Too many attempts; the Retry-After header says how many seconds to wait"
 )
-export const ServiceUnavailableSchema = detailError(ServiceUnavailable, 503, "A dependency is unavailable")
+export const ServiceUnavailableSchema = detailError(
+  ServiceUnavailable,
+  503,
+  "A dependency (the database, an upstream) is unavailable; Retry-After, when sent, says how many seconds to wait"
+)
 
-/** Upstream faults the handlers answer directly (UpstreamErrors); declared so the OpenAPI document shows them. */
+/** Upstream faults (UpstreamErrors): the upstream answered something unusable, or nothing in time. */
 export class BadGateway extends Schema.TaggedError<BadGateway>()("BadGateway", { detail: Schema.String }) {}
 export class GatewayTimeout extends Schema.TaggedError<GatewayTimeout>()("GatewayTimeout", { detail: Schema.String }) {}
 export const BadGatewaySchema = detailError(BadGateway, 502, "The upstream failed or answered something unreadable")
 export const GatewayTimeoutSchema = detailError(GatewayTimeout, 504, "The upstream did not answer in time")
+
+/**
+ * Refusals made before the API decodes a request (RequestBody, the front door), for every
+ * POST/PUT/PATCH/DELETE whether or not the route reads its body; declared so the document shows them.
+ */
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", { detail: Schema.String }) {}
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  detail: Schema.String
+}) {}
+export const PayloadTooLargeSchema = detailError(PayloadTooLarge, 413, "The request body is larger than 64 KB")
+export const UnsupportedMediaTypeSchema = detailError(
+  UnsupportedMediaType,
+  415,
+  "A request body that is not Content-Type: application/json"
+)
+
+/**
+ * Sets `Retry-After` on the answer to the current request, error answers included: an error's
+ * schema gives its status and JSON body only (HttpApiBuilder encodes nothing else), so the header
+ * is added to the final response. Use it only where the request is sure to fail with that error.
+ */
+export const retryAfter = (seconds: number): Effect.Effect<void> =>
+  HttpApp.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(seconds)))
+  )
+
+/** Fails with `error`, its answer carrying `Retry-After: seconds`. */
+export const failWithRetryAfter = <E>(error: E, seconds: number): Effect.Effect<never, E> =>
+  Effect.zipRight(retryAfter(seconds), Effect.fail(error))

@@ -33,13 +33,8 @@ export const layer = HttpApiBuilder.group(Api, "places", (handlers) =>
         const query = yield* queryOf(urlParams)
         return yield* flight(query, Effect.provide(Places.searchNormalized(query), context)).pipe(
           Effect.map((places) => HttpServerResponse.unsafeJson({ places })),
-          Effect.catchTags({
-            RateLimited: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
-            UpstreamTimeout: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
-            UpstreamFailure: (e) => Effect.succeed(UpstreamErrors.toResponse(e)),
-            // Place search is not counted against the weather budget; mapped for completeness.
-            BudgetSpent: (e) => Effect.succeed(UpstreamErrors.toResponse(e))
-          })
+          // Place search is not counted against the weather budget; BudgetSpent is mapped for completeness.
+          Effect.catchAll(UpstreamErrors.fail)
         )
       })
     )
