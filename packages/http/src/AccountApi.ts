@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "./Authentication.js"
-import { BadRequestSchema, ForbiddenSchema, TooManyRequestsSchema } from "./Errors.js"
+import { ServiceUnavailableSchema, StateChangeRefusalsSchema, TooManyRequestsSchema } from "./Errors.js"
 
 export const LoginRequest = Schema.Struct({
   email: Schema.String,
@@ -25,8 +25,7 @@ export class AuthGroup extends HttpApiGroup.make("auth")
     HttpApiEndpoint.post("login", "/auth/login")
       .setPayload(LoginRequest)
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(BadRequestSchema)
-      .addError(ForbiddenSchema)
+      .addError(StateChangeRefusalsSchema)
       .addError(TooManyRequestsSchema)
       .annotate(
         OpenApi.Description,
@@ -34,8 +33,12 @@ export class AuthGroup extends HttpApiGroup.make("auth")
           "counted per account and per client address: past the limit, 429 with Retry-After."
       )
   )
-  .add(HttpApiEndpoint.post("logout", "/auth/logout").addSuccess(HttpApiSchema.NoContent).addError(ForbiddenSchema)) {}
+  .add(HttpApiEndpoint.post("logout", "/auth/logout").addSuccess(HttpApiSchema.NoContent).addError(StateChangeRefusalsSchema))
+  // Accounts and sessions live in the database: a fault there is 503 with Retry-After (AppMiddleware).
+  .addError(ServiceUnavailableSchema) {}
 
 export class UsersGroup extends HttpApiGroup.make("users")
   .add(HttpApiEndpoint.get("me", "/users/me").addSuccess(Me))
+  // The session is looked up in the database: a fault there is 503 with Retry-After (AppMiddleware).
+  .addError(ServiceUnavailableSchema)
   .middleware(Authentication) {}

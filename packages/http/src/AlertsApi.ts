@@ -3,7 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Cell, Kinds, Payloads } from "@climate-grade/core"
 import * as Schema from "effect/Schema"
 import { Authentication } from "./Authentication.js"
-import { BadRequestSchema, ConflictSchema, NotFoundSchema } from "./Errors.js"
+import { ConflictSchema, NotFoundSchema, ServiceUnavailableSchema, StateChangeRefusalsSchema } from "./Errors.js"
 
 export const Kind = Schema.Literal(...Kinds.kinds).annotations({
   description: "heat: tmax much-above or record-high; cold: tmin much-below or record-low; wet: precip much-above or record-high"
@@ -78,7 +78,7 @@ export class AlertsGroup extends HttpApiGroup.make("alerts")
       .addSuccess(Watch.annotations({ description: "The cell was watched already: its kinds replaced, its id kept" }), {
         status: 200
       })
-      .addError(BadRequestSchema)
+      .addError(StateChangeRefusalsSchema)
       .addError(ConflictSchema)
       .annotate(OpenApi.Description, "Watches the cell of (lat, lon) for the kinds given; at most 20 watches per user (409).")
   )
@@ -87,6 +87,7 @@ export class AlertsGroup extends HttpApiGroup.make("alerts")
       .setPath(Schema.Struct({ id: Schema.String }))
       .addSuccess(HttpApiSchema.NoContent)
       .addError(NotFoundSchema)
+      .addError(StateChangeRefusalsSchema)
       .annotate(OpenApi.Description, "Removes a watch; idempotent; 404 for another user's watch.")
   )
   .add(
@@ -94,4 +95,6 @@ export class AlertsGroup extends HttpApiGroup.make("alerts")
       .addSuccess(Schema.Struct({ alerts: Schema.Array(SentAlert) }).annotations({ identifier: "SentAlerts" }))
       .annotate(OpenApi.Description, "The user's 20 latest alerts, newest first, with what became of each message.")
   )
+  // The session and the watches live in the database: a fault there is 503 with Retry-After (AppMiddleware).
+  .addError(ServiceUnavailableSchema)
   .middleware(Authentication) {}

@@ -16,6 +16,10 @@ import {
  */
 const param = (description: string) =>
   Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ description }))
+/** A conditional GET whose If-None-Match matched the ETag (CONTRACT.md §6). */
+const NotModified = HttpApiSchema.Empty(304).annotations({
+  description: "If-None-Match matched: no body; ETag, Cache-Control and Vary as on the 200"
+})
 const Where = { lat: param("latitude, -90..90"), lon: param("longitude, -180..180") }
 
 export class DataGroup extends HttpApiGroup.make("data")
@@ -23,12 +27,14 @@ export class DataGroup extends HttpApiGroup.make("data")
     HttpApiEndpoint.get("grade", "/grade")
       .setUrlParams(Schema.Struct(Where))
       .addSuccess(Payloads.GradePayload)
+      .addSuccess(NotModified)
       .annotate(OpenApi.Description, "Today's values ranked against the cell's history, from the recent forecast.")
   )
   .add(
     HttpApiEndpoint.get("forecast", "/forecast")
       .setUrlParams(Schema.Struct(Where))
       .addSuccess(Payloads.ForecastPayload)
+      .addSuccess(NotModified)
       .annotate(OpenApi.Description, "Every day from today to the last forecast day, graded.")
   )
   .add(
@@ -42,12 +48,14 @@ export class DataGroup extends HttpApiGroup.make("data")
         })
       )
       .addSuccess(Payloads.CalendarPayload)
+      .addSuccess(NotModified)
       .annotate(OpenApi.Description, "The record's own days graded, over at most 24 months.")
   )
   .add(
     HttpApiEndpoint.get("day", "/day")
       .setUrlParams(Schema.Struct({ ...Where, date: param("YYYY-MM-DD from the record's first day to the last forecast day; default today") }))
       .addSuccess(Payloads.DayPayload)
+      .addSuccess(NotModified)
       .annotate(OpenApi.Description, "One day's values, grades and climatology; climatology alone when there are no values.")
   )
   .add(
@@ -55,6 +63,7 @@ export class DataGroup extends HttpApiGroup.make("data")
       .setUrlParams(Schema.Struct({ ...Where, prefetch: param("1: warm-only mode, never calling the weather source") }))
       .addSuccess(Payloads.BundlePayload)
       .addSuccess(HttpApiSchema.Empty(204).annotations({ description: "prefetch=1 for a cell with no history held" }))
+      .addSuccess(NotModified)
       .annotate(OpenApi.Description, "All four views in one response, each slice with the ETag its own endpoint sends.")
   )
   // A query value missing or malformed; a day outside the record and the forecast.

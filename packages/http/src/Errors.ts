@@ -69,6 +69,19 @@ export const UnsupportedMediaTypeSchema = detailError(
 )
 
 /**
+ * What every POST and DELETE may be answered before its handler runs, whether or not it reads a
+ * body: 403 when a browser sends it from another site (CrossSite), 415 for a body that is not
+ * JSON and 413 for one over 64 KB (the front door, RequestBody), 400 for a body that is not JSON
+ * text or nests too deep (RequestBody) or that the route cannot decode (DecodeErrors).
+ */
+export const StateChangeRefusalsSchema = Schema.Union(
+  BadRequestSchema,
+  ForbiddenSchema,
+  PayloadTooLargeSchema,
+  UnsupportedMediaTypeSchema
+)
+
+/**
  * Sets `Retry-After` on the answer to the current request, error answers included: an error's
  * schema gives its status and JSON body only (HttpApiBuilder encodes nothing else), so the header
  * is added to the final response. Use it only where the request is sure to fail with that error.

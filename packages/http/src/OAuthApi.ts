@@ -1,6 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
-import { BadRequestSchema, ConflictSchema, NotFoundSchema, UnauthorizedSchema } from "./Errors.js"
+import {
+  ConflictSchema,
+  NotFoundSchema,
+  ServiceUnavailableSchema,
+  StateChangeRefusalsSchema,
+  UnauthorizedSchema
+} from "./Errors.js"
 
 const ProviderPath = Schema.Struct({ provider: Schema.String.annotations({ description: "chat or idp" }) })
 /** A query value; when a parameter is repeated, its first value counts (a callback is always a redirect, never a 400). */
@@ -11,6 +17,11 @@ const FirstValue = Schema.transform(Schema.Union(Schema.String, Schema.Array(Sch
 })
 const CallbackQuery = Schema.Struct({ code: Schema.optional(FirstValue), state: Schema.optional(FirstValue) })
 const Redirect = HttpApiSchema.Empty(303).annotations({ description: "A redirect (Location header)" })
+/**
+ * Every route but `config` reads the database (the request's session, the accounts): a fault
+ * there is 503 with Retry-After (AppMiddleware).
+ */
+const DatabaseFault = ServiceUnavailableSchema
 
 export const OAuthConfig = Schema.Struct({
   providers: Schema.Array(Schema.Struct({ name: Schema.String, label: Schema.String, enabled: Schema.Boolean }))
@@ -26,6 +37,7 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
       .addSuccess(Redirect)
       .addError(UnauthorizedSchema)
       .addError(NotFoundSchema)
+      .addError(DatabaseFault)
       .annotate(OpenApi.Description, "Starts linking a provider identity to the signed-in user.")
   )
   .add(
@@ -33,6 +45,7 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
       .setPath(ProviderPath)
       .addSuccess(Redirect)
       .addError(NotFoundSchema)
+      .addError(DatabaseFault)
       .annotate(OpenApi.Description, "Starts signing in with a provider (a link when already signed in).")
   )
   .add(
@@ -41,6 +54,7 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
       .setUrlParams(CallbackQuery)
       .addSuccess(Redirect)
       .addError(NotFoundSchema)
+      .addError(DatabaseFault)
   )
   .add(
     HttpApiEndpoint.post("unlink", "/oauth/:provider/unlink")
@@ -49,13 +63,21 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
       .addError(UnauthorizedSchema)
       .addError(NotFoundSchema)
       .addError(ConflictSchema)
+      .addError(StateChangeRefusalsSchema)
+      .addError(DatabaseFault)
   )
-  .add(HttpApiEndpoint.get("chatLinkStart", "/chat/link/start").addSuccess(Redirect).addError(UnauthorizedSchema))
-  .add(HttpApiEndpoint.get("chatLoginStart", "/chat/login/start").addSuccess(Redirect))
+  .add(
+    HttpApiEndpoint.get("chatLinkStart", "/chat/link/start")
+      .addSuccess(Redirect)
+      .addError(UnauthorizedSchema)
+      .addError(DatabaseFault)
+  )
+  .add(HttpApiEndpoint.get("chatLoginStart", "/chat/login/start").addSuccess(Redirect).addError(DatabaseFault))
   .add(
     HttpApiEndpoint.get("chatCallback", "/chat/link/callback")
       .setUrlParams(CallbackQuery)
       .addSuccess(Redirect)
+      .addError(DatabaseFault)
       .annotate(OpenApi.Description, "The chat provider's registered callback address (kept permanently).")
   )
   .add(
@@ -63,13 +85,16 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(UnauthorizedSchema)
       .addError(ConflictSchema)
+      .addError(StateChangeRefusalsSchema)
+      .addError(DatabaseFault)
   )
   .add(
     HttpApiEndpoint.post("chatDm", "/chat/dm")
       .addSuccess(ChatDm)
-      .addError(BadRequestSchema)
       .addError(UnauthorizedSchema)
       .addError(ConflictSchema)
+      .addError(StateChangeRefusalsSchema)
+      .addError(DatabaseFault)
       .annotate(
         OpenApi.Description,
         'Direct messages on or off: body {"enabled": boolean}, or no body to toggle. 409 when chat is not linked.'
