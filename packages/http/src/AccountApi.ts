@@ -4,20 +4,31 @@ import { Authentication } from "./Authentication.js"
 import { ServiceUnavailableSchema, StateChangeRefusalsSchema, TooManyRequestsSchema } from "./Errors.js"
 
 export const LoginRequest = Schema.Struct({
-  email: Schema.String,
+  email: Schema.String.annotations({ description: "The account's e-mail address, compared case-insensitively" }),
   password: Schema.String
 })
 
+const d = (description: string) => ({ description })
+
 export const Me = Schema.Struct({
-  id: Schema.String,
-  email: Schema.String,
-  is_active: Schema.Boolean,
-  is_superuser: Schema.Boolean,
-  is_verified: Schema.Boolean,
-  oauth_only: Schema.Boolean,
-  chat_id: Schema.NullOr(Schema.String),
-  chat_dm: Schema.Boolean,
-  links: Schema.Array(Schema.Struct({ provider: Schema.String, email: Schema.NullOr(Schema.String) }))
+  id: Schema.String.annotations(d("The user's identifier")),
+  email: Schema.String.annotations(d("The account's e-mail address (trimmed and lower-cased when made by a provider)")),
+  is_active: Schema.Boolean.annotations(d("Always true here: an inactive user's session is no session (401)")),
+  is_superuser: Schema.Boolean.annotations(d("False for accounts created through a provider")),
+  is_verified: Schema.Boolean.annotations(d("True for accounts created through a provider")),
+  oauth_only: Schema.Boolean.annotations(
+    d("Created through a provider, so without a password its owner has ever seen: its last link cannot be removed")
+  ),
+  chat_id: Schema.NullOr(Schema.String).annotations(
+    d("Where direct messages go: the chat subject while chat is linked, else null")
+  ),
+  chat_dm: Schema.Boolean.annotations(d("Direct messages on or off: true after linking chat, false after unlinking; POST /chat/dm sets it")),
+  links: Schema.Array(
+    Schema.Struct({
+      provider: Schema.String.annotations(d("chat or idp")),
+      email: Schema.NullOr(Schema.String).annotations(d("The provider's address at link time; null if it gave none"))
+    })
+  ).annotations(d("The provider identities linked to this user, one per provider at most"))
 }).annotations({ identifier: "Me" })
 
 export class AuthGroup extends HttpApiGroup.make("auth")

@@ -10,16 +10,18 @@ export const Kind = Schema.Literal(...Kinds.kinds).annotations({
 })
 
 export const Watch = Schema.Struct({
-  id: Schema.String,
-  lat: Schema.Number,
-  lon: Schema.Number,
+  id: Schema.String.annotations({ description: "The watch's identifier, kept when its kinds are replaced" }),
+  lat: Schema.Number.annotations({ description: "The latitude as sent" }),
+  lon: Schema.Number.annotations({ description: "The longitude as sent" }),
   cell: Schema.String.annotations({ description: 'The 0.25° cell key, "{lat},{lon}"' }),
   label: Schema.String.annotations({ description: "The cell's place label, or its coordinates while none is known" }),
-  kinds: Schema.Array(Kind),
-  created_at: Schema.String
+  kinds: Schema.Array(Kind).annotations({ description: "What is watched for; at least one" }),
+  created_at: Schema.String.annotations({ description: "When the watch was made, ISO 8601" })
 }).annotations({ identifier: "Watch" })
 
-export const WatchList = Schema.Struct({ watches: Schema.Array(Watch) }).annotations({ identifier: "WatchList" })
+export const WatchList = Schema.Struct({
+  watches: Schema.Array(Watch).annotations({ description: "The user's watches, at most 20" })
+}).annotations({ identifier: "WatchList" })
 
 /**
  * The body is checked by hand so each 400 says what is wrong in words; this schema documents it.
@@ -39,29 +41,29 @@ export const WatchRequest = Schema.Unknown.annotations({
 })
 
 export const SentAlert = Schema.Struct({
-  id: Schema.String,
-  watch_id: Schema.String,
-  lat: Schema.Number,
-  lon: Schema.Number,
-  label: Schema.String,
-  date: Schema.String,
+  id: Schema.String.annotations({ description: "The alert's identifier" }),
+  watch_id: Schema.String.annotations({ description: "The watch that made it" }),
+  lat: Schema.Number.annotations({ description: "The watch's latitude" }),
+  lon: Schema.Number.annotations({ description: "The watch's longitude" }),
+  label: Schema.String.annotations({ description: "The place's label when the alert was made" }),
+  date: Schema.String.annotations({ description: "The forecast day that qualified, YYYY-MM-DD (the cell's local date)" }),
   kind: Kind,
-  variable: Schema.Literal("tmax", "tmin", "precip"),
-  grade: Payloads.Grade,
+  variable: Schema.Literal("tmax", "tmin", "precip").annotations({ description: "The variable the kind is about" }),
+  grade: Schema.propertySignature(Payloads.Grade).annotations({ description: "The day's grade for that variable when the alert was made" }),
   content: Schema.String.annotations({ description: "The direct message's text" }),
   status: Schema.Literal("pending", "sent", "failed", "dropped", "muted", "off").annotations({
     description:
       "pending/sent/failed: the message's state; dropped: muted or unlinked before it was sent; muted: not queued (chat unlinked or direct messages off); off: delivery was not configured"
   }),
-  created_at: Schema.String,
-  sent_at: Schema.NullOr(Schema.String)
+  created_at: Schema.String.annotations({ description: "When the alert was made, ISO 8601" }),
+  sent_at: Schema.NullOr(Schema.String).annotations({ description: "When the message was accepted by the provider, ISO 8601; null until then" })
 }).annotations({ identifier: "SentAlert" })
 
 export const AlertsConfig = Schema.Struct({
   delivery_configured: Schema.Boolean.annotations({ description: "CHAT_BOT_TOKEN and CHAT_API_URL are both set" }),
-  days_ahead: Schema.Int,
-  watch_limit: Schema.Int,
-  kinds: Schema.Array(Kind)
+  days_ahead: Schema.Int.annotations({ description: "ALERT_DAYS_AHEAD: the watched days run from today to today + days_ahead" }),
+  watch_limit: Schema.Int.annotations({ description: "Watches one user may have" }),
+  kinds: Schema.Array(Kind).annotations({ description: "Every kind a watch may name" })
 }).annotations({ identifier: "AlertsConfig" })
 
 export class AlertsGroup extends HttpApiGroup.make("alerts")
@@ -92,7 +94,11 @@ export class AlertsGroup extends HttpApiGroup.make("alerts")
   )
   .add(
     HttpApiEndpoint.get("sent", "/alerts/sent")
-      .addSuccess(Schema.Struct({ alerts: Schema.Array(SentAlert) }).annotations({ identifier: "SentAlerts" }))
+      .addSuccess(
+        Schema.Struct({
+          alerts: Schema.Array(SentAlert).annotations({ description: "The 20 latest, newest first" })
+        }).annotations({ identifier: "SentAlerts" })
+      )
       .annotate(OpenApi.Description, "The user's 20 latest alerts, newest first, with what became of each message.")
   )
   // The session and the watches live in the database: a fault there is 503 with Retry-After (AppMiddleware).

@@ -24,10 +24,18 @@ const Redirect = HttpApiSchema.Empty(303).annotations({ description: "A redirect
 const DatabaseFault = ServiceUnavailableSchema
 
 export const OAuthConfig = Schema.Struct({
-  providers: Schema.Array(Schema.Struct({ name: Schema.String, label: Schema.String, enabled: Schema.Boolean }))
+  providers: Schema.Array(
+    Schema.Struct({
+      name: Schema.String.annotations({ description: "chat or idp: the {provider} of the routes" }),
+      label: Schema.String.annotations({ description: "The provider's display name" }),
+      enabled: Schema.Boolean.annotations({ description: "Whether the provider is configured (its client id, secret and URLs set)" })
+    })
+  ).annotations({ description: "Both providers, enabled or not" })
 }).annotations({ identifier: "OAuthConfig" })
 
-export const ChatDm = Schema.Struct({ chat_dm: Schema.Boolean }).annotations({ identifier: "ChatDm" })
+export const ChatDm = Schema.Struct({
+  chat_dm: Schema.Boolean.annotations({ description: "Direct messages on or off, as now set" })
+}).annotations({ identifier: "ChatDm" })
 
 export class OAuthGroup extends HttpApiGroup.make("oauth")
   .add(HttpApiEndpoint.get("config", "/oauth/config").addSuccess(OAuthConfig))

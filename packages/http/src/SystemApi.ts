@@ -3,12 +3,14 @@ import * as Schema from "effect/Schema"
 import { ServiceUnavailableSchema } from "./Errors.js"
 
 export const HealthStatus = Schema.Struct({
-  status: Schema.Literal("ok"),
+  status: Schema.Literal("ok").annotations({ description: "The database answered" }),
   outbox: Schema.optional(
     Schema.Struct({
-      pending: Schema.Int,
-      failed: Schema.Int,
-      oldest_pending_seconds: Schema.NullOr(Schema.Int)
+      pending: Schema.Int.annotations({ description: "Messages waiting to be sent (retries included)" }),
+      failed: Schema.Int.annotations({ description: "Messages given up after 24 hours of retries" }),
+      oldest_pending_seconds: Schema.NullOr(Schema.Int).annotations({
+        description: "How long the oldest waiting message has waited; null when none waits"
+      })
     }).annotations({ description: "Alert messages waiting to be sent and given up; present when delivery is configured" })
   )
 })

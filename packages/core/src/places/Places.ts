@@ -13,16 +13,18 @@ import { LIMIT } from "../Cell.js"
 import type { UpstreamError } from "../weather/Errors.js"
 
 export const Place = Schema.Struct({
-  label: Schema.String,
-  lat: Schema.Number.pipe(Schema.between(-LIMIT.lat, LIMIT.lat)),
-  lon: Schema.Number.pipe(Schema.between(-LIMIT.lon, LIMIT.lon))
+  label: Schema.String.annotations({ description: "The place's name as the geocoder gives it (display_name)" }),
+  lat: Schema.Number.pipe(Schema.between(-LIMIT.lat, LIMIT.lat)).annotations({ description: "Latitude, -90..90" }),
+  lon: Schema.Number.pipe(Schema.between(-LIMIT.lon, LIMIT.lon)).annotations({ description: "Longitude, -180..180" })
 }).annotations({ identifier: "Place" })
 export type Place = typeof Place.Type
 
 export const Places = Schema.Array(Place)
 
 /** What the endpoint answers. */
-export const PlacesPayload = Schema.Struct({ places: Places }).annotations({ identifier: "Places" })
+export const PlacesPayload = Schema.Struct({
+  places: Schema.propertySignature(Places).annotations({ description: "At most 5, in the geocoder's order; empty when none matched" })
+}).annotations({ identifier: "Places" })
 
 export const MAX_RESULTS = 5
 export const MAX_QUERY_LENGTH = 200
