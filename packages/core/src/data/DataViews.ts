@@ -34,7 +34,7 @@ export interface Plan<A> {
   /**
    * Epoch ms until which this plan's token cannot change in this process: before the next
    * history top-up or forecast refetch, before the cell's local date turns, at most a minute.
-   * A cache of answers in front of the views may trust the ETag until then.
+   * A cache of answers in front of the views may trust the token (and the ETag made from it) until then.
    */
   readonly validUntil: number
 }
