@@ -154,6 +154,9 @@ describe("the OpenAPI document against the real answers", () => {
         )) as Document
         const operations = operationsOf(document)
         const observed = new Map<string, Set<number>>(operations.map((o) => [o.key, new Set()]))
+        // Answers that break CONTRACT.md §2 and §3 on the way: an error body that is not {"detail": …},
+        // a 429 or 503 without Retry-After (/health's 503 has none: it is a probe, not a refusal).
+        const misfits: Array<string> = []
 
         const call = (path: string, request: Request = {}) =>
           Effect.promise(async () => {
@@ -171,6 +174,16 @@ describe("the OpenAPI document against the real answers", () => {
             const operation = operations.find((o) => o.method === method && o.pattern.test(pathname))
             if (operation === undefined) throw new Error(`${method} ${pathname} is no operation of the document`)
             observed.get(operation.key)!.add(response.status)
+            const at = `${operation.key} ${response.status}`
+            if (response.status >= 400) {
+              const body: unknown = JSON.parse(text)
+              const keys = typeof body === "object" && body !== null ? Object.keys(body) : []
+              if (keys.join() !== "detail" || typeof (body as { detail: unknown }).detail !== "string") {
+                misfits.push(`${at}: body ${text.slice(0, 80)}`)
+              }
+            }
+            const refusal = response.status === 429 || (response.status === 503 && operation.key !== "GET /api/v2/health")
+            if (refusal && !/^\d+$/.test(response.headers.get("retry-after") ?? "")) misfits.push(`${at}: no Retry-After`)
             return { status: response.status, headers: response.headers, text }
           })
         const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
@@ -364,6 +377,7 @@ describe("the OpenAPI document against the real answers", () => {
         const seen = Object.fromEntries([...observed].map(([key, statuses]) => [key, sorted(statuses)]))
         const listed = Object.fromEntries(operations.map((o) => [o.key, sorted(o.statuses)]))
         expect(seen).toEqual(listed)
+        expect(misfits).toEqual([])
       }), 150_000)
   })
 })
