@@ -386,6 +386,9 @@ for (const backend of backends) {
           // History held but never labeled (the lookup failed): one geocoder call, then none.
           const warm = freshCell()
           up.geocoder.failing.add(keyOf(warm))
+          // The record ends 5 days before the fake's today when the history is fetched; a run
+          // across Berlin's midnight sees that day from either side of it.
+          const fetchedOn = todayBerlin()
           yield* get(server.url(`/api/v2/calendar?${q(warm)}`))
           up.geocoder.failing.delete(keyOf(warm))
           const calls = count()
@@ -396,7 +399,7 @@ for (const backend of backends) {
           expect(body.grade).toBeNull()
           expect(body.forecast).toBeNull()
           const lastDay = body.day!.data.date as string
-          expect(lastDay).toBe(CivilDate.format(todayBerlin() - 5))
+          expect([fetchedOn - 5, todayBerlin() - 5].map(CivilDate.format)).toContain(lastDay)
           expect(body.day!.data.source).toBe("history")
           expect(up.geocoder.requests.length - geocodesBefore).toBe(1)
           yield* get(server.url(`/api/v2/cell?${q(warm, "&prefetch=1")}`))
