@@ -1,19 +1,18 @@
 /**
  * The data routes (SPEC.md "Data API", CONTRACT.md §5–§6). Each answer follows one path:
  * the plan gives the token, served as the ETag, without building anything; a matching
- * If-None-Match is an empty 304; else a stored payload whose token still holds is replayed; else
- * the payload is built, stored (the calendar only with a place label) and served. The store holds
- * JSON only: the gzip is made here (`Compression.encode`), unless the response index still has the
- * one made for the same URL and ETag.
+ * If-None-Match is an empty 304; else the payload's JSON, replayed or built by the core's rule
+ * (`PayloadReplay`), is gzipped here (`Compression.encode`), unless the response index still has
+ * the one made for the same URL and ETag.
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   CellData,
   type Cell,
+  ColdCells,
   DataViews,
-  LoginThrottle,
   type NoHistory,
-  type PayloadKey,
+  PayloadReplay,
   PayloadStore,
   type StoredPayload,
   type UpstreamError
@@ -23,7 +22,6 @@ import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { encode, precompressed } from "./Compression.js"
 import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY, weakEtag } from "./ConditionalGet.js"
-import * as ColdCells from "./ColdCells.js"
 import * as DataQuery from "./DataQuery.js"
 import * as HttpMetrics from "./HttpMetrics.js"
 import {
@@ -40,9 +38,6 @@ import { clientAddress } from "./RequestInfo.js"
 import { ResponseIndex } from "./ResponseIndex.js"
 import * as UpstreamErrors from "./UpstreamErrors.js"
 
-const encoder = new TextEncoder()
-const decoder = new TextDecoder()
-
 type Query = DataQuery.Query
 
 export const make = Effect.gen(function* () {
@@ -53,61 +48,20 @@ export const make = Effect.gen(function* () {
   const settings = yield* HttpSettings
   const coldCells = ColdCells.make(settings.coldCellsPerClient)
 
-  /**
-   * A request that will have to fetch a new cell's history takes one of its client's slots
-   * (`ColdCells`); a cell already held is answered without one.
-   */
+  /** A request that will have to fetch a new cell's history takes one of its client's slots (the core's rule). */
   const gate = <A, E, R>(cell: Cell.Cell, effect: Effect.Effect<A, E, R>) =>
-    Effect.gen(function* () {
-      if (Option.isSome(yield* cellData.heldHistory(cell))) return yield* effect
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const client = LoginThrottle.clientNetwork(clientAddress(request, settings.trustedProxyHops))
-      return yield* coldCells.admit(client, cell.key, effect)
-    })
-
-  /**
-   * Stores a payload without holding the answer for the write: the table is a cache of what can
-   * be rebuilt, so a failed write costs a rebuild later, never a failed request.
-   */
-  const keep = (key: PayloadKey, payload: StoredPayload) =>
-    Effect.asVoid(
-      Effect.forkDaemon(
-        store.put(key, payload).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not store a payload", cause)))
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      ColdCells.gate(coldCells, clientAddress(request, settings.trustedProxyHops), cell, effect).pipe(
+        Effect.provideService(CellData.CellData, cellData)
       )
     )
 
-  /** What is stored under `key`, if its token is still `token`. */
-  const validStored = (key: PayloadKey, token: string) =>
-    Effect.map(store.get(key), Option.filter((stored) => stored.token === token))
-
-  /** Built now, and stored (in the background) when allowed: the value and its payload. */
-  const built = <A>(plan: DataViews.Plan<A>) =>
-    Effect.gen(function* () {
-      const value = yield* plan.build
-      const payload: StoredPayload = { token: plan.token, json: encoder.encode(JSON.stringify(value)) }
-      if (plan.storable) yield* keep(plan.key, payload)
-      return { value, payload }
+  /** The bytes of an answer (the core's replay rule), counted by where they came from. */
+  const counted = (replayed: Effect.Effect<PayloadReplay.Replayed, never, PayloadStore>) =>
+    Effect.map(Effect.provideService(replayed, PayloadStore, store), ({ payload, tier }) => {
+      HttpMetrics.countCacheAnswer(tier)
+      return payload
     })
-
-  /** What was found stored and still valid, else the payload built now. */
-  const heldOrBuilt = <A>(plan: DataViews.Plan<A>, held: Option.Option<StoredPayload>) =>
-    Option.match(held, { onNone: () => Effect.map(built(plan), (b) => b.payload), onSome: Effect.succeed })
-
-  /** The stored bytes while the token holds, else built now. */
-  const bytesOf = <A>(plan: DataViews.Plan<A>) =>
-    Effect.flatMap(validStored(plan.key, plan.token), (held) => {
-      HttpMetrics.countCacheAnswer(Option.isSome(held) ? "stored" : "built")
-      return heldOrBuilt(plan, held)
-    })
-
-  /** A slice's data: read back from what is stored while its token holds, else built now (and stored). */
-  const valueOf = <A>(plan: DataViews.Plan<A> | null, held: Option.Option<StoredPayload>) =>
-    plan === null
-      ? Effect.succeed(null)
-      : Option.match(held, {
-          onNone: () => Effect.map(built(plan), (b) => b.value),
-          onSome: (stored) => Effect.sync(() => JSON.parse(decoder.decode(stored.json)) as A)
-        })
 
   /**
    * The answer under the ETag of the plan's token, remembered in the response index for as long
@@ -129,7 +83,7 @@ export const make = Effect.gen(function* () {
     })
 
   const view = <A, E, R>(plan: Effect.Effect<DataViews.Plan<A>, E, R>) =>
-    Effect.flatMap(plan, (p) => respond(p.token, p.validUntil, bytesOf(p)))
+    Effect.flatMap(plan, (p) => respond(p.token, p.validUntil, counted(PayloadReplay.view(p))))
 
   const calendarRequest = (query: Query) =>
     Effect.map(
@@ -148,33 +102,7 @@ export const make = Effect.gen(function* () {
         return HttpServerResponse.empty({ status: 204, headers: { "cache-control": CACHE_CONTROL, vary: VARY } })
       }
       const plan = found.value
-      const { grade, forecast, calendar, day } = plan.slices
-      return yield* respond(
-        plan.token,
-        plan.validUntil,
-        Effect.gen(function* () {
-          // Every read first, together: on PGlite's one connection a read issued after a
-          // slice's background write would wait for it.
-          const [stored, g, f, c, d] = yield* Effect.all(
-            [
-              validStored(plan.key, plan.token),
-              ...[grade, forecast, calendar, day].map((p) => (p === null ? Effect.succeedNone : validStored(p.key, p.token)))
-            ],
-            { concurrency: "unbounded" }
-          )
-          HttpMetrics.countCacheAnswer(Option.isSome(stored) ? "stored" : "built")
-          if (Option.isSome(stored)) return stored.value
-          const data = yield* Effect.all({
-            grade: valueOf(grade, g!),
-            forecast: valueOf(forecast, f!),
-            calendar: valueOf(calendar, c!),
-            day: valueOf(day, d!)
-          })
-          const payload: StoredPayload = { token: plan.token, json: encoder.encode(JSON.stringify(plan.assemble(data))) }
-          if (plan.storable) yield* keep(plan.key, payload)
-          return payload
-        })
-      )
+      return yield* respond(plan.token, plan.validUntil, counted(PayloadReplay.bundle(plan)))
     })
 
   return { views, view, calendarRequest, bundle, gate }
