@@ -2,7 +2,7 @@
  * Every setting of CONTRACT.md §1, read once at start-up with Effect `Config`. A bad value
  * fails with a `ConfigError` whose path names the variable; `main` prints it as one line.
  */
-import { CivilDate, LoginThrottle, Providers, UpstreamBudget } from "@climate-grade/core"
+import { CivilDate, ColdCells, LoginThrottle, Providers, UpstreamBudget } from "@climate-grade/core"
 import { Database } from "@climate-grade/postgres"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
@@ -237,7 +237,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   basePath,
   publicOrigin: Config.map(optionalHttpUrl("PUBLIC_ORIGIN"), Option.map((s) => new URL(s).origin)),
   trustedProxyHops: wholeNumber("TRUSTED_PROXY_HOPS", 0, 0),
-  coldCellsPerClient: wholeNumber("COLD_CELLS_PER_CLIENT", 1, 2),
+  coldCellsPerClient: wholeNumber("COLD_CELLS_PER_CLIENT", 1, ColdCells.DEFAULT_PER_CLIENT),
   login,
   providers: Config.all({ chat: provider("CHAT", "Chat"), idp: provider("IDP", "Identity provider") }),
   weather: Config.all({

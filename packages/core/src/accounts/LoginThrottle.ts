@@ -15,6 +15,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as ClientNetwork from "../ClientNetwork.js"
 import { sha256Hex } from "../Crypto.js"
 
 export interface Policy {
@@ -45,35 +46,8 @@ export interface Counter {
  */
 export const accountKey = (email: string): string => `account:${sha256Hex(email.trim().toLowerCase())}`
 
-/**
- * The key a client address is counted under. An IPv4-mapped IPv6 address counts as its IPv4
- * address; any other IPv6 address counts as its /64 network, since one subscriber is usually
- * given a whole /64 and could otherwise rotate through it to escape the limit.
- */
-export const addressKey = (address: string): string => `address:${sha256Hex(clientNetwork(address))}`
-
-export const clientNetwork = (address: string): string => {
-  const trimmed = address.trim().toLowerCase().replace(/%.*$/, "")
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(trimmed)
-  if (mapped !== null) return mapped[1]!
-  if (!trimmed.includes(":")) return trimmed
-  const groups = expandIpv6(trimmed)
-  return groups === undefined ? trimmed : `${groups.slice(0, 4).join(":")}::/64`
-}
-
-/** The eight groups of an IPv6 address, without leading zeros; undefined when it is not one. */
-const expandIpv6 = (address: string): ReadonlyArray<string> | undefined => {
-  const halves = address.split("::")
-  if (halves.length > 2) return undefined
-  const part = (s: string) => (s === "" ? [] : s.split(":"))
-  const head = part(halves[0]!)
-  const tail = halves.length === 2 ? part(halves[1]!) : []
-  const missing = 8 - head.length - tail.length
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined
-  const groups = [...head, ...Array.from({ length: halves.length === 2 ? missing : 0 }, () => "0"), ...tail]
-  if (!groups.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return undefined
-  return groups.map((g) => g.replace(/^0+(?=.)/, ""))
-}
+/** The key a client address is counted under: its network (`ClientNetwork`: IPv6 by /64), hashed. */
+export const addressKey = (address: string): string => `address:${sha256Hex(ClientNetwork.of(address))}`
 
 /**
  * The counter once one more attempt is counted at `now`: a window that has ended starts over.

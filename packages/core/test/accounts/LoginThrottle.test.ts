@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { LoginThrottle } from "@climate-grade/core"
+import { ClientNetwork, LoginThrottle } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
@@ -153,7 +153,7 @@ describe("LoginThrottle", () => {
     expect(LoginThrottle.addressKey("::ffff:192.0.2.1")).toBe(LoginThrottle.addressKey("192.0.2.1"))
     expect(LoginThrottle.addressKey("2001:db8:0:0:1::7")).toBe(LoginThrottle.addressKey("2001:db8::ffff"))
     expect(LoginThrottle.addressKey("2001:db8:0:1::7")).not.toBe(LoginThrottle.addressKey("2001:db8::7"))
-    expect(LoginThrottle.clientNetwork("2001:DB8::1")).toBe("2001:db8:0:0::/64")
+    expect(ClientNetwork.of("2001:DB8::1")).toBe("2001:db8:0:0::/64")
     expect(LoginThrottle.accountKey(" Owner@X.org ")).toBe(LoginThrottle.accountKey("owner@x.org"))
   })
 })

@@ -8,7 +8,11 @@
  * Counted per process: with several instances a client may have this many on each.
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { Cell } from "../Cell.js"
+import * as ClientNetwork from "../ClientNetwork.js"
+import { CellData } from "./CellData.js"
 
 /** Cold cells one client may have loading at once, by default. */
 export const DEFAULT_PER_CLIENT = 2
@@ -54,5 +58,23 @@ export const make = (perClient: number): ColdCells => {
   }
 }
 
+/**
+ * Runs `effect` for a request from `address` about `cell`: at once when the cell's history is
+ * held (it costs no history fetch), else in one of the slots of the client's network
+ * (`ClientNetwork`: an IPv6 address counts as its /64).
+ */
+export const gate = <A, E, R>(
+  coldCells: ColdCells,
+  address: string,
+  cell: Cell,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | TooManyColdCells, R | CellData> =>
+  Effect.flatMap(CellData, (data) =>
+    Effect.flatMap(data.heldHistory(cell), (held) =>
+      Option.isSome(held) ? effect : coldCells.admit(ClientNetwork.of(address), cell.key, effect)
+    )
+  )
+
+/** The 429's detail. */
 export const detail = (limit: number): string =>
   `This client is already loading ${limit} new place${limit === 1 ? "" : "s"}; try again once ${limit === 1 ? "it has" : "one of them has"} loaded.`
