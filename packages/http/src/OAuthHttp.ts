@@ -58,7 +58,12 @@ export const make = Effect.gen(function* () {
     })
 
   const redirectUri = (request: HttpServerRequest.HttpServerRequest, provider: ProviderName) =>
-    `${Option.getOrElse(settings.publicOrigin, () => `${scheme(request)}://${host(request)}`)}${settings.basePath}${Providers.registry[provider].callbackPath}`
+    Providers.redirectUri({
+      provider,
+      basePath: settings.basePath,
+      publicOrigin: settings.publicOrigin,
+      requestOrigin: () => `${scheme(request)}://${host(request)}`
+    })
 
   const redirect = (location: string) => HttpServerResponse.redirect(location, { status: 303 })
 

@@ -48,6 +48,20 @@ export const parseName = (name: string): Option.Option<ProviderName> =>
   name === "chat" || name === "idp" ? Option.some(name) : Option.none()
 
 /**
+ * A provider's `redirect_uri` (SPEC.md "Authorize redirect"): an origin, then `{BASE_PATH}`, then
+ * the provider's callback path. The origin is the deployment's `PUBLIC_ORIGIN` when it names one
+ * (CONTRACT.md §1, hardening: request headers can be forged), else the request's own scheme and
+ * host, which only the HTTP adapter can read.
+ */
+export const redirectUri = (input: {
+  readonly provider: ProviderName
+  readonly basePath: string
+  readonly publicOrigin: Option.Option<string>
+  readonly requestOrigin: () => string
+}): string =>
+  `${Option.getOrElse(input.publicOrigin, input.requestOrigin)}${input.basePath}${registry[input.provider].callbackPath}`
+
+/**
  * What the core's sign-in rules need of a deployed provider: whether it is enabled, and its
  * public client id (an authorize parameter). Its secret, its addresses (authorize, token,
  * userinfo) and its label stay in the adapters' configuration (packages/oauth, packages/http),

@@ -199,3 +199,42 @@ describe("SignIn.callback", () => {
     })
   )
 })
+
+describe("Providers.redirectUri", () => {
+  const originArb = FastCheck.tuple(
+    FastCheck.constantFrom("http", "https"),
+    FastCheck.domain(),
+    FastCheck.option(FastCheck.integer({ min: 1, max: 65535 }), { nil: undefined })
+  ).map(([scheme, host, port]) => `${scheme}://${host}${port === undefined ? "" : `:${port}`}`)
+  const basePathArb = FastCheck.oneof(
+    FastCheck.constant(""),
+    FastCheck.array(FastCheck.stringMatching(/^[a-z0-9-]{1,8}$/), { minLength: 1, maxLength: 3 }).map((parts) => `/${parts.join("/")}`)
+  )
+
+  it.prop(
+    "the public origin when one is configured (the request is not asked), else the request's; then the base path, then the provider's callback path",
+    [FastCheck.constantFrom(...Providers.names), basePathArb, FastCheck.option(originArb), originArb],
+    ([provider, basePath, publicOrigin, requestOrigin]) => {
+      let asked = 0
+      const uri = Providers.redirectUri({
+        provider,
+        basePath,
+        publicOrigin: Option.fromNullable(publicOrigin),
+        requestOrigin: () => {
+          asked++
+          return requestOrigin
+        }
+      })
+      expect(uri).toBe(`${publicOrigin ?? requestOrigin}${basePath}${Providers.registry[provider].callbackPath}`)
+      expect(asked).toBe(publicOrigin === null ? 1 : 0)
+      expect(new URL(uri).pathname).toBe(`${basePath}${Providers.registry[provider].callbackPath}`)
+    }
+  )
+
+  it("the registered callback addresses of SPEC.md", () => {
+    const at = (provider: "chat" | "idp") =>
+      Providers.redirectUri({ provider, basePath: "/climate", publicOrigin: Option.none(), requestOrigin: () => "http://h:1" })
+    expect(at("chat")).toBe("http://h:1/climate/api/v2/chat/link/callback")
+    expect(at("idp")).toBe("http://h:1/climate/api/v2/oauth/idp/callback")
+  })
+})
