@@ -8,6 +8,7 @@ import {
   Kinds,
   type SentAlert,
   type Watch,
+  WatchRequest,
   Watches
 } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
@@ -46,28 +47,6 @@ const sentJson = (alert: SentAlert) => ({
   sent_at: alert.sentAt?.toISOString() ?? null
 })
 
-const coordinate = (body: Record<string, unknown>, name: Cell.Axis): Either.Either<number, string> => {
-  const value = body[name]
-  if (value === undefined) return Either.left(`'${name}' is required.`)
-  if (typeof value !== "number" || !Number.isFinite(value)) return Either.left(`'${name}' must be a number, got ${JSON.stringify(value)}.`)
-  if (!Cell.inRange(name, value)) return Either.left(`'${name}' must be ${Cell.rangeText(name)}, got ${value}.`)
-  return Either.right(value)
-}
-
-/** `{lat, lon, kinds}`, or the detail of a 400 naming what is wrong. */
-export const parseWatchRequest = (body: unknown) =>
-  Either.gen(function* () {
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      return yield* Either.left('The body must be a JSON object {"lat": number, "lon": number, "kinds": [...]}.')
-    }
-    const record = body as Record<string, unknown>
-    const lat = yield* coordinate(record, "lat")
-    const lon = yield* coordinate(record, "lon")
-    if (record.kinds === undefined) return yield* Either.left(`'kinds' is required: a non-empty list of ${Kinds.kinds.join(", ")}.`)
-    const kinds = yield* Kinds.parse(record.kinds)
-    return { lat, lon, kinds }
-  })
-
 export const layer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
   Effect.gen(function* () {
     const watches = yield* Watches
@@ -92,7 +71,7 @@ export const layer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
       .handle("watch", ({ payload }) =>
         Effect.gen(function* () {
           const user = yield* CurrentUser
-          const request = yield* Either.match(parseWatchRequest(payload), {
+          const request = yield* Either.match(WatchRequest.parse(payload), {
             onLeft: (detail) => Effect.fail(new BadRequest({ detail })),
             onRight: Effect.succeed
           })

@@ -1,6 +1,6 @@
 /** The alert rules of CONTRACT.md §9 as properties, without IO. */
 import { describe, expect, it } from "@effect/vitest"
-import { Backoff, CivilDate, Kinds, Message, type Payloads, Qualifying } from "@climate-grade/core"
+import { Backoff, Cell, CivilDate, Kinds, Message, type Payloads, Qualifying, WatchRequest } from "@climate-grade/core"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 
@@ -95,6 +95,34 @@ describe("qualifying days and kinds", () => {
     expect(Either.isLeft(Kinds.parse([]))).toBe(true)
     expect(Either.isLeft(Kinds.parse("heat"))).toBe(true)
     expect(Kinds.parse(["heat", "hot"])).toEqual(Either.left(`Unknown kind "hot" in 'kinds': expected a non-empty list of heat, cold, wet.`))
+  })
+
+  it.prop(
+    "a watch request is {lat, lon, kinds} with coordinates in range and known kinds; anything else is refused with a detail naming the field",
+    [
+      FastCheck.oneof(FastCheck.double(), FastCheck.integer({ min: -200, max: 200 }), FastCheck.string(), FastCheck.constant(undefined)),
+      FastCheck.oneof(FastCheck.double(), FastCheck.integer({ min: -200, max: 200 }), FastCheck.string(), FastCheck.constant(undefined)),
+      FastCheck.oneof(
+        FastCheck.array(FastCheck.constantFrom("heat", "cold", "wet"), { maxLength: 4 }),
+        FastCheck.array(FastCheck.string(), { maxLength: 2 }),
+        FastCheck.constant(undefined),
+        FastCheck.string()
+      )
+    ],
+    ([lat, lon, kinds]) => {
+      const parsed = WatchRequest.parse({ lat, lon, kinds })
+      const good = (name: Cell.Axis, v: unknown) => typeof v === "number" && Number.isFinite(v) && Cell.inRange(name, v)
+      if (!good("lat", lat)) expect(parsed).toEqual(Either.left(expect.stringMatching(/^'lat' /)))
+      else if (!good("lon", lon)) expect(parsed).toEqual(Either.left(expect.stringMatching(/^'lon' /)))
+      else if (kinds === undefined) expect(parsed).toEqual(Either.left(expect.stringMatching(/^'kinds' is required/)))
+      else expect(parsed).toEqual(Either.map(Kinds.parse(kinds), (k) => ({ lat, lon, kinds: k })))
+    }
+  )
+
+  it("a watch request body that is not an object is refused", () => {
+    for (const body of [null, [], "x", 3, true]) {
+      expect(WatchRequest.parse(body)).toEqual(Either.left('The body must be a JSON object {"lat": number, "lon": number, "kinds": [...]}.'))
+    }
   })
 })
 
