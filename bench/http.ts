@@ -8,10 +8,11 @@
  * bare server, so autocannon does not share their event loop.
  *   pnpm bench:http [a|b|c]
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import { request } from "node:http"
 import { join } from "node:path"
 import autocannon from "autocannon"
+import * as BuiltServer from "@climate-grade/server/test/BuiltServer"
 import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
@@ -21,28 +22,9 @@ const which = process.argv[2]
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = 32
 
+/** A process that says where it listens (the service's log line, or the bare server's `PORT n`); its output drained unread after. */
 const startProcess = (args: Array<string>, env: Record<string, string>) =>
-  new Promise<{ child: ChildProcess; port: number }>((done, fail) => {
-    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] })
-    let output = ""
-    const onData = (chunk: Buffer) => {
-      output += chunk
-      const match = /Listening on http:\/\/[^:]+:(\d+)|^PORT (\d+)$/m.exec(output)
-      if (match !== null) {
-        // From here on the service writes an access-log line per request: drain them unread,
-        // rather than growing and searching a string in the load generator's own process.
-        child.stdout!.off("data", onData)
-        child.stderr!.off("data", onData)
-        child.stdout!.resume()
-        child.stderr!.resume()
-        output = output.slice(-2_000)
-        done({ child, port: Number(match[1] ?? match[2]) })
-      }
-    }
-    child.stdout!.on("data", onData)
-    child.stderr!.on("data", onData)
-    child.on("exit", (code) => fail(new Error(`exited ${code}: ${output}`)))
-  })
+  BuiltServer.spawnListening(args, env, { listening: /Listening on http:\/\/[^:]+:(\d+)|^PORT (\d+)$/m, quietAfterStart: true })
 
 /** A bare node:http server that answers every request with fixed status, headers and body. */
 const bareServer = (status: number, headers: Record<string, string>, body: Buffer) =>

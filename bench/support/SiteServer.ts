@@ -3,30 +3,16 @@
  * in-memory PGlite, with fake Open-Meteo, Nominatim and `chat` provider on loopback; and Chromium.
  * For `pnpm screenshots` and `pnpm bench:site`, which look at the real pages without the internet.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import { join } from "node:path"
+import * as BuiltServer from "@climate-grade/server/test/BuiltServer"
 import { Chromium, FakeChatProvider, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 
 export const root = join(import.meta.dirname, "..", "..")
 
 /** The built server in its own process; resolves once it listens, with its port. */
-export const startService = (env: Record<string, string>) =>
-  new Promise<{ child: ChildProcess; port: number }>((done, fail) => {
-    const child = spawn(process.execPath, [join(root, "apps/server/dist/main.js")], {
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let output = ""
-    const onData = (chunk: Buffer) => {
-      output += chunk
-      const match = /Listening on http:\/\/[^:]+:(\d+)/.exec(output)
-      if (match !== null) done({ child, port: Number(match[1]) })
-    }
-    child.stdout!.on("data", onData)
-    child.stderr!.on("data", onData)
-    child.on("exit", (code) => fail(new Error(`the server exited ${code}: ${output}`)))
-  })
+export const startService = (env: Record<string, string>) => BuiltServer.spawnListening([BuiltServer.main], env)
 
 export const siteServer = Effect.gen(function* () {
   const weather = yield* FakeOpenMeteo.make

@@ -3,99 +3,35 @@
  * DATA_DIR with the operator command going through the running server, LOG_FORMAT=json on every
  * line, start-up failures as one line and exit 1, and SIGTERM draining at most 10 s.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
 import { request } from "node:http"
 import { createServer, type AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
 import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as BuiltServer from "./support/BuiltServer.js"
 
-const root = resolve(import.meta.dirname, "..")
-const main = join(root, "dist/main.js")
-const cli = join(root, "dist/cli.js")
-const children: Array<ChildProcess> = []
-const dirs: Array<string> = []
+const { main, cli } = BuiltServer
+const left = BuiltServer.leftovers("cg-ops-")
+const tempDir = left.tempDir
 
-beforeAll(() => {
-  execFileSync("node", ["build.mjs"], { cwd: root, stdio: "inherit" })
-}, 60_000)
+beforeAll(BuiltServer.build, 60_000)
+afterAll(left.cleanup)
 
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL")
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+const baseEnv = { AUTH_SECRET: "s".repeat(40), GEOCODER_URL: "http://127.0.0.1:1/reverse" }
 
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "cg-ops-"))
-  dirs.push(dir)
-  return dir
-}
-
-const baseEnv = { PATH: process.env.PATH ?? "", AUTH_SECRET: "s".repeat(40), GEOCODER_URL: "http://127.0.0.1:1/reverse" }
-
-interface Running {
-  readonly child: ChildProcess
-  readonly port: number
-  readonly stdout: () => string
-  readonly stderr: () => string
-  readonly exited: Promise<number | null>
-}
+type Running = BuiltServer.Running
 
 /** Starts the built server on a free port; resolves once it says where it listens. */
-const startServer = async (env: Record<string, string>): Promise<Running> => {
-  const child = spawn("node", [main], { env: { ...baseEnv, PORT: "0", LOG_FORMAT: "json", ...env } })
-  children.push(child)
-  let stdout = ""
-  let stderr = ""
-  const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
-  const port = await new Promise<number>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`no listening line in: ${stdout}${stderr}`)), 60_000)
-    child.stdout!.on("data", (d) => {
-      stdout += d
-      const match = /Listening on http:\/\/[^:]+:(\d+)/.exec(stdout)
-      if (match !== null) {
-        clearTimeout(timer)
-        done(Number(match[1]))
-      }
-    })
-    child.stderr!.on("data", (d) => (stderr += d))
-    void exited.then((code) => fail(new Error(`exited ${code}: ${stdout}${stderr}`)))
-  })
-  return { child, port, stdout: () => stdout, stderr: () => stderr, exited }
-}
+const startServer = async (env: Record<string, string>): Promise<Running> =>
+  left.track(await BuiltServer.start({ ...baseEnv, ...env }, { timeoutMs: 60_000 }))
 
-/** Runs the server until it exits; for starts that must fail. */
-const runToExit = (env: Record<string, string>) =>
-  new Promise<{ code: number | null; stderr: string; stdout: string }>((done) => {
-    const child = spawn("node", [main], { env: { ...baseEnv, PORT: "0", ...env } })
-    children.push(child)
-    let stderr = ""
-    let stdout = ""
-    child.stderr.on("data", (d) => (stderr += d))
-    child.stdout.on("data", (d) => (stdout += d))
-    // A start that fails after the database opened (the port) takes a while on a loaded machine.
-    const timer = setTimeout(() => child.kill("SIGKILL"), 150_000)
-    child.on("exit", (code) => {
-      clearTimeout(timer)
-      done({ code, stderr, stdout })
-    })
-  })
+/** Runs the server until it exits; for starts that must fail (after the database opened, which takes a while on a loaded machine). */
+const runToExit = (env: Record<string, string>) => BuiltServer.runToExit([main], { ...baseEnv, PORT: "0", ...env }, { timeoutMs: 150_000 })
 
 const createUser = (env: Record<string, string>, email: string, password: string) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    const child = spawn("node", [cli, "--email", email], { env: { ...baseEnv, ...env } })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("exit", (code) => done({ code, stdout, stderr }))
-    child.stdin.end(password)
-  })
+  BuiltServer.runToExit([cli, "--email", email], { ...baseEnv, ...env }, { input: password })
 
 const login = async (port: number, email: string, password: string) =>
   (

@@ -2,70 +2,25 @@
  * The built server as an operator runs it: `node apps/server/dist/main.js` with environment
  * variables, and the operator command `dist/cli.js`.
  */
-import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { execFileSync, spawn } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as BuiltServer from "./support/BuiltServer.js"
 
-const root = resolve(import.meta.dirname, "..")
-const main = join(root, "dist/main.js")
-const cli = join(root, "dist/cli.js")
-const children: Array<ChildProcess> = []
-const dirs: Array<string> = []
+const { main, cli } = BuiltServer
+const left = BuiltServer.leftovers("cg-process-")
+const tempDir = left.tempDir
 
-beforeAll(() => {
-  execFileSync("node", ["build.mjs"], { cwd: root, stdio: "inherit" })
-}, 60_000)
-
-afterAll(() => {
-  for (const child of children) child.kill("SIGKILL")
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "cg-process-"))
-  dirs.push(dir)
-  return dir
-}
+beforeAll(BuiltServer.build, 60_000)
+afterAll(left.cleanup)
 
 /** Runs the server until it exits; for configurations that must refuse to start. */
-const runToExit = (env: Record<string, string>) =>
-  new Promise<{ code: number | null; stderr: string; stdout: string }>((done) => {
-    const child = spawn("node", [main], { env: { PATH: process.env.PATH ?? "", DATABASE_URL: "memory://", ...env } })
-    let stderr = ""
-    let stdout = ""
-    child.stderr.on("data", (d) => (stderr += d))
-    child.stdout.on("data", (d) => (stdout += d))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000)
-    child.on("exit", (code) => {
-      clearTimeout(timer)
-      done({ code, stderr, stdout })
-    })
-  })
+const runToExit = (env: Record<string, string>) => BuiltServer.runToExit([main], { DATABASE_URL: "memory://", ...env }, { timeoutMs: 90_000 })
 
-/** Starts the server on a free port and resolves once `/health` answers 200. */
+/** Starts the server on a free port and resolves once `/health` answers. */
 const startServer = async (env: Record<string, string>) => {
-  const child = spawn("node", [main], { env: { PATH: process.env.PATH ?? "", PORT: "0", LOG_FORMAT: "json", ...env } })
-  children.push(child)
-  let output = ""
-  const port = await new Promise<number>((done, fail) => {
-    // Generous: a PGlite initdb on a loaded 2-core machine takes tens of seconds.
-    const timer = setTimeout(() => fail(new Error(`no listening line in: ${output}`)), 120_000)
-    const onData = (d: Buffer) => {
-      output += d
-      const match = /Listening on http:\/\/[^:]+:(\d+)/.exec(output)
-      if (match !== null) {
-        clearTimeout(timer)
-        done(Number(match[1]))
-      }
-    }
-    child.stdout!.on("data", onData)
-    child.stderr!.on("data", onData)
-    child.on("exit", (code) => fail(new Error(`exited ${code}: ${output}`)))
-  })
-  const health = await fetch(`http://127.0.0.1:${port}/api/v2/health`)
-  return { child, port, health, output: () => output }
+  const running = left.track(await BuiltServer.start(env))
+  const health = await fetch(`http://127.0.0.1:${running.port}/api/v2/health`)
+  return { ...running, health }
 }
 
 describe("configuration errors stop the process with one line naming the variable", () => {
@@ -130,10 +85,7 @@ describe("the built server", () => {
 
   it("a request during start-up is refused or told to retry, never left unanswered", async () => {
     const port = 20_000 + (process.pid % 20_000)
-    const child = spawn("node", [main], {
-      env: { PATH: process.env.PATH ?? "", PORT: String(port), DATA_DIR: tempDir() }
-    })
-    children.push(child)
+    left.track({ child: spawn("node", [main], { env: { PATH: process.env.PATH ?? "", PORT: String(port), DATA_DIR: tempDir() } }) })
     const outcomes = new Set<string>()
     // Bounded by time, not by a count of attempts: the start takes longer on a loaded machine.
     const deadline = Date.now() + 150_000
@@ -151,15 +103,14 @@ describe("the built server", () => {
     expect([...outcomes].every((o) => ["refused", "503", "200"].includes(o))).toBe(true)
   }, 180_000)
 
-  it("the operator command refuses a duplicate account and a missing password", () => {
+  it("the operator command refuses a duplicate account and a missing password", async () => {
     const dataDir = tempDir()
-    const run = (input: string) =>
-      spawnSyncStatus(["--email", "dup@example.org"], { DATA_DIR: dataDir }, input)
-    expect(run("first password").status).toBe(0)
-    const duplicate = run("second password")
-    expect(duplicate.status).not.toBe(0)
+    const run = (input: string) => BuiltServer.runToExit([cli, "--email", "dup@example.org"], { DATA_DIR: dataDir }, { input })
+    expect((await run("first password")).code).toBe(0)
+    const duplicate = await run("second password")
+    expect(duplicate.code).not.toBe(0)
     expect(duplicate.stderr).toMatch(/exists already/)
-    expect(run("").stderr).toMatch(/at least 8 characters/)
+    expect((await run("")).stderr).toMatch(/at least 8 characters/)
   }, 180_000)
 
   it.runIf(process.env.DATABASE_URL?.startsWith("postgres"))(
@@ -185,8 +136,3 @@ describe("the built server", () => {
     90_000
   )
 })
-
-const spawnSyncStatus = (args: Array<string>, env: Record<string, string>, input: string) => {
-  const result = spawnSync("node", [cli, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, input })
-  return { status: result.status, stderr: result.stderr.toString() }
-}

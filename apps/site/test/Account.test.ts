@@ -42,9 +42,7 @@ const world = (basePath: string) =>
     })
   )
 
-const opened = Effect.flatMap(Chromium.Chromium, (browser) =>
-  Effect.acquireRelease(Effect.promise(() => Chromium.openPage(browser)), ({ context }) => Effect.promise(() => context.close()))
-)
+const opened = Effect.flatMap(Chromium.Chromium, (browser) => Chromium.scopedPage(browser))
 
 const run = <A>(f: () => Promise<A>) => Effect.promise(f)
 

@@ -39,10 +39,7 @@ layer(siteWorld(providers), { timeout: 120_000 })("the account page", (it) => {
         Effect.gen(function* () {
           const { url } = yield* TestServer
           const browser = yield* Chromium.Chromium
-          const { page, log } = yield* Effect.acquireRelease(
-            Effect.promise(() => Chromium.openPage(browser, { width })),
-            ({ context }) => Effect.promise(() => context.close())
-          )
+          const { page, log } = yield* Chromium.scopedPage(browser, { width })
           yield* Effect.promise(async () => {
             await page.goto(url("/alerts?oauth=taken&provider=idp"))
             await page.getByRole("link", { name: "Sign in with Google" }).waitFor({ timeout: 20_000 })
@@ -75,10 +72,7 @@ layer(siteWorld(providers), { timeout: 120_000 })("the account page", (it) => {
               oauthOnly: false
             })
           }).pipe(Effect.orDie)
-          const { page } = yield* Effect.acquireRelease(
-            Effect.promise(() => Chromium.openPage(browser, { width })),
-            ({ context }) => Effect.promise(() => context.close())
-          )
+          const { page } = yield* Chromium.scopedPage(browser, { width })
           yield* Effect.promise(async () => {
             await page.goto(url("/alerts"))
             await page.getByLabel("E-mail").fill(email)

@@ -53,10 +53,7 @@ layer(siteWorld(), { timeout: 120_000 })("the alerts UI", (it) => {
           const { url } = yield* TestServer
           const browser = yield* Chromium.Chromium
           const email = yield* passwordUser
-          const { page, log } = yield* Effect.acquireRelease(
-            Effect.promise(() => Chromium.openPage(browser, { width })),
-            ({ context }) => Effect.promise(() => context.close())
-          )
+          const { page, log } = yield* Chromium.scopedPage(browser, { width })
           yield* Effect.promise(async () => {
             await signIn(page, url, email)
             // Nothing watched yet; no chat linked and no bot configured: both said in words.
@@ -134,10 +131,7 @@ layer(siteWorld(), { timeout: 120_000 })("the alerts UI", (it) => {
     Effect.gen(function* () {
       const { url } = yield* TestServer
       const browser = yield* Chromium.Chromium
-      const { page } = yield* Effect.acquireRelease(
-        Effect.promise(() => Chromium.openPage(browser)),
-        ({ context }) => Effect.promise(() => context.close())
-      )
+      const { page } = yield* Chromium.scopedPage(browser)
       yield* Effect.promise(async () => {
         await page.goto(url("/?lat=47.10&lon=8.60"))
         await waitForGrades(page)
@@ -154,10 +148,7 @@ layer(siteWorld(), { timeout: 120_000 })("the alerts UI", (it) => {
       const { url } = yield* TestServer
       const browser = yield* Chromium.Chromium
       const email = yield* passwordUser
-      const { page } = yield* Effect.acquireRelease(
-        Effect.promise(() => Chromium.openPage(browser)),
-        ({ context }) => Effect.promise(() => context.close())
-      )
+      const { page } = yield* Chromium.scopedPage(browser)
       yield* Effect.promise(() => signIn(page, url, email))
       // Twenty watches elsewhere, through the API with the same session.
       const statuses = yield* Effect.promise(() =>
@@ -195,10 +186,7 @@ layer(siteWorld({ CHAT_BOT_TOKEN: "test-bot-token", CHAT_API_URL: "http://127.0.
         const { url } = yield* TestServer
         const browser = yield* Chromium.Chromium
         const email = yield* passwordUser
-        const { page } = yield* Effect.acquireRelease(
-          Effect.promise(() => Chromium.openPage(browser)),
-          ({ context }) => Effect.promise(() => context.close())
-        )
+        const { page } = yield* Chromium.scopedPage(browser)
         yield* Effect.promise(async () => {
           await signIn(page, url, email)
           // "(at most 20)" comes from /alerts/config: once it shows, the page knows delivery is on.

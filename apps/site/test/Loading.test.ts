@@ -54,9 +54,6 @@ const until = (ok: () => boolean, timeoutMs: number, what: string) =>
     }
   })
 
-const opened = (browser: Chromium.Chromium["Type"]) =>
-  Effect.acquireRelease(Effect.promise(() => Chromium.openPage(browser)), ({ context }) => Effect.promise(() => context.close()))
-
 let counter = 0
 /** A cell no other test here touches. */
 const freshPlace = () => {
@@ -73,7 +70,7 @@ layer(siteWorld(), { timeout: 180_000 })("loading the main page", (it) => {
           const { url } = yield* TestServer
           const browser = yield* Chromium.Chromium
           const { lat, lon } = freshPlace()
-          const { log, page } = yield* opened(browser)
+          const { log, page } = yield* Chromium.scopedPage(browser)
           const seen = watchApi(page)
           yield* Effect.promise(async () => {
             await page.goto(url(`/?lat=${lat}&lon=${lon}`))
@@ -121,7 +118,7 @@ layer(siteWorld(), { timeout: 180_000 })("loading the main page", (it) => {
         const { url } = yield* TestServer
         const browser = yield* Chromium.Chromium
         const { lat, lon } = freshPlace()
-        const { page } = yield* opened(browser)
+        const { page } = yield* Chromium.scopedPage(browser)
         yield* Effect.promise(async () => {
           await page.goto(url(`/?lat=${lat}&lon=${lon}`))
           await waitForGrades(page)
@@ -166,7 +163,7 @@ layer(siteWorld(), { timeout: 180_000 })("loading the main page", (it) => {
         const { url } = yield* TestServer
         const browser = yield* Chromium.Chromium
         const { lat, lon } = freshPlace()
-        const { page } = yield* opened(browser)
+        const { page } = yield* Chromium.scopedPage(browser)
         yield* Effect.promise(async () => {
           await page.goto(url(`/?lat=${lat}&lon=${lon}`))
           await waitForGrades(page)

@@ -39,10 +39,7 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
         const { url } = yield* TestServer
         const browser = yield* Chromium.Chromium
         const { lat, lon } = freshPlace()
-        const { page, log } = yield* Effect.acquireRelease(
-          Effect.promise(() => Chromium.openPage(browser)),
-          ({ context }) => Effect.promise(() => context.close())
-        )
+        const { page, log } = yield* Chromium.scopedPage(browser)
         const calls = apiCalls(page)
         yield* Effect.promise(async () => {
           await page.goto(url(`/?lat=${lat}&lon=${lon}`))
@@ -82,10 +79,7 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
         const { url } = yield* TestServer
         const browser = yield* Chromium.Chromium
         const { lat, lon } = freshPlace()
-        const { page } = yield* Effect.acquireRelease(
-          Effect.promise(() => Chromium.openPage(browser)),
-          ({ context }) => Effect.promise(() => context.close())
-        )
+        const { page } = yield* Chromium.scopedPage(browser)
         const calls = apiCalls(page)
         yield* Effect.promise(async () => {
           await page.goto(url(`/?lat=${lat}&lon=${lon}&date=2025-03-04`))
@@ -114,10 +108,7 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
         const { url } = yield* TestServer
         const browser = yield* Chromium.Chromium
         const { lat, lon } = freshPlace()
-        const { page } = yield* Effect.acquireRelease(
-          Effect.promise(() => Chromium.openPage(browser)),
-          ({ context }) => Effect.promise(() => context.close())
-        )
+        const { page } = yield* Chromium.scopedPage(browser)
         yield* Effect.promise(async () => {
           await page.goto(url(`/?lat=${lat}&lon=${lon}`))
           await waitForGrades(page)
@@ -168,10 +159,7 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
           { display_name: "Lisbon, Maine, United States", lat: "44.0312", lon: "-70.1045", name: "Lisbon" }
         ])
         geocoder.searches.set("nowhere at all", [])
-        const { page } = yield* Effect.acquireRelease(
-          Effect.promise(() => Chromium.openPage(browser)),
-          ({ context }) => Effect.promise(() => context.close())
-        )
+        const { page } = yield* Chromium.scopedPage(browser)
         const calls = apiCalls(page)
         yield* Effect.promise(async () => {
           await page.goto(url("/"))
@@ -204,10 +192,7 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
       Effect.gen(function* () {
         const { url } = yield* TestServer
         const browser = yield* Chromium.Chromium
-        const { page } = yield* Effect.acquireRelease(
-          Effect.promise(() => Chromium.openPage(browser)),
-          ({ context }) => Effect.promise(() => context.close())
-        )
+        const { page } = yield* Chromium.scopedPage(browser)
         yield* Effect.promise(async () => {
           await page.goto(url("/"))
           await page.getByText("Enter coordinates").click()
@@ -238,12 +223,7 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
       Effect.gen(function* () {
         const { url } = yield* TestServer
         const browser = yield* Chromium.Chromium
-        const allowed = yield* Effect.acquireRelease(
-          Effect.promise(() =>
-            Chromium.openPage(browser, { geolocation: { latitude: 59.33, longitude: 18.07 }, permissions: ["geolocation"] })
-          ),
-          ({ context }) => Effect.promise(() => context.close())
-        )
+        const allowed = yield* Chromium.scopedPage(browser, { geolocation: { latitude: 59.33, longitude: 18.07 }, permissions: ["geolocation"] })
         yield* Effect.promise(async () => {
           await allowed.page.goto(url("/"))
           await allowed.page.getByRole("button", { name: "Use my location" }).click()
@@ -252,10 +232,7 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
         const at = new URL(allowed.page.url())
         expect([at.searchParams.get("lat"), at.searchParams.get("lon")]).toEqual(["59.33", "18.07"])
         expect(yield* Effect.promise(() => allowed.page.locator(".place-title").textContent())).toContain("Cell 59.25°N 18.00°E")
-        const refused = yield* Effect.acquireRelease(
-          Effect.promise(() => Chromium.openPage(browser, { permissions: [] })),
-          ({ context }) => Effect.promise(() => context.close())
-        )
+        const refused = yield* Chromium.scopedPage(browser, { permissions: [] })
         yield* Effect.promise(async () => {
           await refused.page.goto(url("/"))
           await refused.page.getByRole("button", { name: "Use my location" }).click()
@@ -272,10 +249,7 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
         const { url } = yield* TestServer
         const browser = yield* Chromium.Chromium
         const { lat, lon } = freshPlace()
-        const { page } = yield* Effect.acquireRelease(
-          Effect.promise(() => Chromium.openPage(browser)),
-          ({ context }) => Effect.promise(() => context.close())
-        )
+        const { page } = yield* Chromium.scopedPage(browser)
         const calls = apiCalls(page)
         yield* Effect.promise(async () => {
           await page.goto(url(`/?lat=${lat}&lon=${lon}`))
@@ -333,10 +307,7 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
         const { url } = yield* TestServer
         const browser = yield* Chromium.Chromium
         const { lat, lon } = freshPlace()
-        const { page } = yield* Effect.acquireRelease(
-          Effect.promise(() => Chromium.openPage(browser)),
-          ({ context }) => Effect.promise(() => context.close())
-        )
+        const { page } = yield* Chromium.scopedPage(browser)
         yield* Effect.promise(async () => {
           await page.goto(url(`/?lat=${lat}&lon=${lon}`))
           await waitForGrades(page)
@@ -366,10 +337,7 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
         const { url } = yield* TestServer
         const browser = yield* Chromium.Chromium
         const { lat, lon } = freshPlace()
-        const { page } = yield* Effect.acquireRelease(
-          Effect.promise(() => Chromium.openPage(browser, { locale: "en-US" })),
-          ({ context }) => Effect.promise(() => context.close())
-        )
+        const { page } = yield* Chromium.scopedPage(browser, { locale: "en-US" })
         yield* Effect.promise(async () => {
           await page.goto(url(`/?lat=${lat}&lon=${lon}`))
           await waitForGrades(page)
@@ -391,10 +359,7 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
           const { url } = yield* TestServer
           const browser = yield* Chromium.Chromium
           const { lat, lon } = freshPlace()
-          const { page, log } = yield* Effect.acquireRelease(
-            Effect.promise(() => Chromium.openPage(browser, { width })),
-            ({ context }) => Effect.promise(() => context.close())
-          )
+          const { page, log } = yield* Chromium.scopedPage(browser, { width })
           yield* Effect.promise(async () => {
             await page.goto(url("/"))
             await page.locator(".worldmap svg").waitFor()

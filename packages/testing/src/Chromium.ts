@@ -74,6 +74,10 @@ export const openPage = async (browser: Browser, options: BrowserContextOptions 
   return { context, page, log }
 }
 
+/** `openPage` in a test's scope: the context (cookies, storage, cache) is closed with the scope. */
+export const scopedPage = (browser: Browser, options: BrowserContextOptions & { readonly width?: number } = {}) =>
+  Effect.acquireRelease(Effect.promise(() => openPage(browser, options)), ({ context }) => Effect.promise(() => context.close()))
+
 /** Console errors about the Content-Security-Policy: a page that needs inline script shows them. */
 export const cspViolations = (log: PageLog): ReadonlyArray<string> => log.errors.filter((e) => /Content.Security.Policy/i.test(e))
 

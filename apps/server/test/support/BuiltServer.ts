@@ -1,0 +1,137 @@
+/**
+ * The built server (`apps/server/dist/main.js`, what `pnpm start` runs) and the operator command
+ * (`dist/cli.js`) as processes of their own, for the tests and benchmarks that look at them as an
+ * operator does: started with environment variables, read through their output, stopped by signal.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+export const root = resolve(import.meta.dirname, "..", "..")
+export const main = join(root, "dist/main.js")
+export const cli = join(root, "dist/cli.js")
+
+/** Bundles the server into `dist/` (esbuild, about a second). */
+export const build = (): void => {
+  execFileSync(process.execPath, ["build.mjs"], { cwd: root, stdio: "inherit" })
+}
+
+/** Only what a process needs from the test's environment: the search path. */
+const withPath = (env: Readonly<Record<string, string>>) => ({ PATH: process.env.PATH ?? "", ...env })
+
+export interface Running {
+  readonly child: ChildProcess
+  readonly port: number
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** Standard output and error as they arrived, interleaved. */
+  readonly output: () => string
+  readonly exited: Promise<number | null>
+}
+
+export interface StartOptions {
+  /** How long to wait for the listening line (a PGlite initdb on a loaded machine takes tens of seconds). */
+  readonly timeoutMs?: number
+  /** The line that gives the port, in its first or second group. */
+  readonly listening?: RegExp
+  /**
+   * Stop keeping the output once the process listens: a server under load writes an access-log
+   * line per request, which a benchmark should drain unread rather than hold in its own process.
+   */
+  readonly quietAfterStart?: boolean
+}
+
+const LISTENING = /Listening on http:\/\/[^:]+:(\d+)/
+
+/** Spawns `node args…` and resolves once it says where it listens; rejects if it exits or stays silent first. */
+export const spawnListening = (
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>>,
+  options: StartOptions = {}
+): Promise<Running> => {
+  const child = spawn(process.execPath, [...args], { env: withPath(env), stdio: ["ignore", "pipe", "pipe"] })
+  let stdout = ""
+  let stderr = ""
+  let output = ""
+  const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
+  const port = new Promise<number>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`no listening line in: ${output}`)), options.timeoutMs ?? 120_000)
+    const seen = () => {
+      const match = (options.listening ?? LISTENING).exec(output)
+      if (match === null) return
+      clearTimeout(timer)
+      if (options.quietAfterStart === true) {
+        child.stdout!.removeAllListeners("data").resume()
+        child.stderr!.removeAllListeners("data").resume()
+      }
+      done(Number(match[1] ?? match[2]))
+    }
+    child.stdout!.on("data", (d: Buffer) => {
+      stdout += d
+      output += d
+      seen()
+    })
+    child.stderr!.on("data", (d: Buffer) => {
+      stderr += d
+      output += d
+      seen()
+    })
+    void exited.then((code) => {
+      clearTimeout(timer)
+      fail(new Error(`exited ${code}: ${output}`))
+    })
+  })
+  return port.then((p) => ({ child, port: p, stdout: () => stdout, stderr: () => stderr, output: () => output, exited }))
+}
+
+/** The built server on a free port with JSON logs (overridable by `env`); resolves once it listens. */
+export const start = (env: Readonly<Record<string, string>>, options: StartOptions = {}): Promise<Running> =>
+  spawnListening([main], { PORT: "0", LOG_FORMAT: "json", ...env }, options)
+
+export interface Exited {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `node args…` to its end (killed after `timeoutMs`), with `input` on its standard input. */
+export const runToExit = (
+  args: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>>,
+  options: { readonly input?: string; readonly timeoutMs?: number } = {}
+): Promise<Exited> =>
+  new Promise((done) => {
+    const child = spawn(process.execPath, [...args], { env: withPath(env) })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 150_000)
+    child.on("exit", (code) => {
+      clearTimeout(timer)
+      done({ code, stdout, stderr })
+    })
+    child.stdin.end(options.input ?? "")
+  })
+
+/** What a test file leaves behind: its processes (killed) and temporary directories (removed) when `cleanup` runs. */
+export const leftovers = (prefix: string) => {
+  const children: Array<ChildProcess> = []
+  const dirs: Array<string> = []
+  return {
+    track: <A extends { readonly child: ChildProcess }>(running: A): A => {
+      children.push(running.child)
+      return running
+    },
+    tempDir: (): string => {
+      const dir = mkdtempSync(join(tmpdir(), prefix))
+      dirs.push(dir)
+      return dir
+    },
+    cleanup: (): void => {
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
