@@ -90,9 +90,29 @@ layer(siteWorld(), { timeout: 120_000 })("the alerts UI", (it) => {
           expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
           if (SHOTS !== undefined) yield* Effect.promise(() => page.screenshot({ path: `${SHOTS}/main-${width}.png`, fullPage: false }))
 
-          // A reload knows the place is watched; changing the kinds keeps one watch.
-          yield* Effect.promise(async () => {
+          // A reload knows the place is watched, and never offers to watch it while it asks (the
+          // watches answer held back half a second to make that moment visible); changing the
+          // kinds keeps one watch.
+          const offered = yield* Effect.promise(async () => {
+            await page.addInitScript(() => {
+              const seen = { offered: false }
+              ;(window as unknown as { seen: typeof seen }).seen = seen
+              new MutationObserver(() => {
+                for (const b of document.querySelectorAll("button")) if (b.textContent === "Watch this place") seen.offered = true
+              }).observe(document, { childList: true, subtree: true, characterData: true })
+            })
+            await page.route("**/api/v2/alerts/watches", async (route) => {
+              await new Promise((r) => setTimeout(r, 500))
+              await route.continue()
+            })
             await page.reload()
+            await page.getByText("Checking your watched places…").waitFor()
+            await page.getByRole("button", { name: "Watching — change kinds" }).waitFor()
+            await page.unroute("**/api/v2/alerts/watches")
+            return page.evaluate(() => (window as unknown as { seen: { offered: boolean } }).seen.offered)
+          })
+          expect(offered).toBe(false)
+          yield* Effect.promise(async () => {
             await page.getByRole("button", { name: "Watching — change kinds" }).click()
             await page.getByRole("checkbox", { name: "cold" }).check()
             await page.getByRole("button", { name: "Save kinds" }).click()

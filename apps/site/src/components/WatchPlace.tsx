@@ -55,7 +55,9 @@ const askSession = () => {
 }
 
 export const WatchPlace = ({ lat, lon, cellLat, cellLon }: { lat: number; lon: number; cellLat: number; cellLon: number }) => {
-  const [watch, setWatch] = useState<Watch | null>(null)
+  // undefined while this user's watches are being read: the button then neither offers to watch a
+  // place already watched nor says it is watched before it knows.
+  const [watch, setWatch] = useState<Watch | null | undefined>(undefined)
   const [kinds, setKinds] = useState<ReadonlyArray<Kind>>(KINDS)
   const [editing, setEditing] = useState(false)
   const [busy, setBusy] = useState(false)
@@ -67,7 +69,7 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon }: { lat: number; lon: n
 
   // Whether this cell is already watched, so the button says so from the start.
   useEffect(() => {
-    setWatch(null)
+    setWatch(undefined)
     setEditing(false)
     setError(null)
     setNotice(null)
@@ -76,12 +78,15 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon }: { lat: number; lon: n
     let current = true
     loadWatches().then(
       (answer) => {
-        if (!current || answer.body === null) return
-        const found = answer.body.watches.find((w) => isCell(w, cellLat, cellLon)) ?? null
+        if (!current) return
+        const found = answer.body?.watches.find((w) => isCell(w, cellLat, cellLon)) ?? null
         setWatch(found)
         if (found !== null) setKinds(found.kinds)
       },
-      () => undefined
+      () => {
+        // Unknown: offer to watch; a POST for a watched cell only replaces its kinds.
+        if (current) setWatch(null)
+      }
     )
     return () => {
       current = false
@@ -95,6 +100,7 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon }: { lat: number; lon: n
       </p>
     )
   if (!signedIn) return null
+  if (watch === undefined) return <p class="watch-place muted">Checking your watched places…</p>
 
   const submit = async (event: Event) => {
     event.preventDefault()
