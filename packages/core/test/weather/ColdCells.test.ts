@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type CellData, Cell, ColdCells } from "@climate-grade/core"
-import { CellData as CellDataTag } from "@climate-grade/core/weather/CellData"
+import { Cell, CellData, ColdCells } from "@climate-grade/core"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -90,7 +89,7 @@ describe("ColdCells", () => {
       const coldCells = ColdCells.make(1)
       const run = <A, E>(address: string, cell: Cell.Cell, effect: Effect.Effect<A, E>) =>
         ColdCells.gate(coldCells, address, cell, effect).pipe(
-          Effect.provideService(CellDataTag, data as unknown as CellData.CellData["Type"])
+          Effect.provideService(CellData.CellData, data as unknown as CellData.CellData["Type"])
         )
       // One address of the /64 is loading a new cell …
       const loading = yield* Effect.fork(run("2001:db8:0:0:1::7", fresh, Effect.never))
