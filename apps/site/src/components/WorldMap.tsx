@@ -4,7 +4,7 @@
  * chosen cell outlined; clicking there picks a nearby cell.
  */
 import { geoEqualEarth, geoEquirectangular, geoGraticule10, geoPath } from "d3-geo"
-import { useEffect, useState } from "preact/hooks"
+import { useEffect, useMemo, useState } from "preact/hooks"
 import { feature, mesh } from "topojson-client"
 import type { GeometryCollection, Topology } from "topojson-specification"
 import { formatCoordinates, snap } from "../format.js"
@@ -68,14 +68,23 @@ export const WorldMap = ({
   const w = useWorld()
   const [ref, width] = useWidth<HTMLDivElement>(640)
   const height = Math.round(width * 0.487)
-  const projection = geoEqualEarth().fitExtent(
-    [
-      [2, 2],
-      [width - 2, height - 2]
-    ],
-    { type: "Sphere" }
+  const projection = useMemo(
+    () =>
+      geoEqualEarth().fitExtent(
+        [
+          [2, 2],
+          [width - 2, height - 2]
+        ],
+        { type: "Sphere" }
+      ),
+    [width, height]
   )
-  const path = geoPath(projection)
+  // The outlines depend on the width alone: projected once, not again for each place shown.
+  const outlines = useMemo(() => {
+    const path = geoPath(projection)
+    const land = w !== null && w !== "failed" ? { land: path(w.land) ?? "", borders: path(w.borders) ?? "" } : null
+    return { sphere: path({ type: "Sphere" }) ?? "", graticule: path(graticule) ?? "", land }
+  }, [projection, w])
   const marker = chosen === null ? null : projection([chosen.lon, chosen.lat])
   return (
     <div ref={ref} class="worldmap">
@@ -93,12 +102,12 @@ export const WorldMap = ({
           onPick(at[1], at[0])
         }}
       >
-        <path d={path({ type: "Sphere" }) ?? ""} class="map-sea" />
-        <path d={path(graticule) ?? ""} class="map-graticule" />
-        {w !== null && w !== "failed" && (
+        <path d={outlines.sphere} class="map-sea" />
+        <path d={outlines.graticule} class="map-graticule" />
+        {outlines.land !== null && (
           <>
-            <path d={path(w.land) ?? ""} class="map-land" />
-            <path d={path(w.borders) ?? ""} class="map-borders" />
+            <path d={outlines.land.land} class="map-land" />
+            <path d={outlines.land.borders} class="map-borders" />
           </>
         )}
         {marker !== null && (
@@ -120,10 +129,18 @@ export const CellMap = ({ lat, lon, onPick }: { lat: number; lon: number; onPick
   // Wide (a phone's full width) gets a flatter close-up, so the page does not scroll past a map.
   const height = Math.round(width * (width > 320 ? 0.5 : 0.75))
   const span = 6
+  // Clipped to the close-up, and without adaptive resampling: at this zoom resampling every
+  // coastline of the world to sub-pixel precision was most of the page's drawing time, for lines
+  // that the 1:110m outlines already draw as straight segments.
   const projection = geoEquirectangular()
     .center([lon, lat])
     .scale(width / ((span * Math.PI) / 180))
     .translate([width / 2, height / 2])
+    .clipExtent([
+      [0, 0],
+      [width, height]
+    ])
+    .precision(0)
   const path = geoPath(projection)
   const cellLat = snap(lat)
   const cellLon = snap(lon)
