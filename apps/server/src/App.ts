@@ -45,6 +45,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { AppConfig } from "./AppConfig.js"
 import * as Control from "./Control.js"
+import * as LogLines from "./LogLines.js"
 
 /** The configured secret, or one generated once and kept in the database (not in production: config refuses that). */
 const authSecret = (config: AppConfig) =>
@@ -220,12 +221,9 @@ const drainLayer = Layer.scopedDiscard(
   )
 )
 
-/** LOG_FORMAT: `json` is one JSON object per line (errors on stderr, the rest on stdout). */
+/** LOG_FORMAT: `json` is one JSON object per line (warnings and errors on stderr, the rest on stdout), batched per event-loop turn. */
 export const loggerLayer = (config: AppConfig) =>
-  Logger.replace(
-    Logger.defaultLogger,
-    config.logFormat === "json" ? Logger.withLeveledConsole(Logger.jsonLogger) : prettyLeveled
-  )
+  Logger.replace(Logger.defaultLogger, config.logFormat === "json" ? LogLines.jsonLines() : prettyLeveled)
 
 const prettyOut = Logger.prettyLogger()
 const prettyErr = Logger.prettyLogger({ stderr: true })

@@ -4,7 +4,7 @@
  * operator does: started with environment variables, read through their output, stopped by signal.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
@@ -36,10 +36,12 @@ export interface StartOptions {
   /** The line that gives the port, in its first or second group. */
   readonly listening?: RegExp
   /**
-   * Stop keeping the output once the process listens: a server under load writes an access-log
-   * line per request, which a benchmark should drain unread rather than hold in its own process.
+   * Write the process's output to this file rather than a pipe to this process: a server under
+   * load writes an access-log line per request, and a pipe read by a busy benchmark (the load
+   * generator runs here) fills up and blocks the server's writes, which measures the reader, not
+   * the server. The listening line is then looked for in the file.
    */
-  readonly quietAfterStart?: boolean
+  readonly logFile?: string
 }
 
 const LISTENING = /Listening on http:\/\/[^:]+:(\d+)/
@@ -50,7 +52,12 @@ export const spawnListening = (
   env: Readonly<Record<string, string>>,
   options: StartOptions = {}
 ): Promise<Running> => {
-  const child = spawn(process.execPath, [...args], { env: withPath(env), stdio: ["ignore", "pipe", "pipe"] })
+  const toFile = options.logFile === undefined ? undefined : openSync(options.logFile, "w")
+  const child = spawn(process.execPath, [...args], {
+    env: withPath(env),
+    stdio: toFile === undefined ? ["ignore", "pipe", "pipe"] : ["ignore", toFile, toFile]
+  })
+  if (toFile !== undefined) closeSync(toFile)
   let stdout = ""
   let stderr = ""
   let output = ""
@@ -59,24 +66,30 @@ export const spawnListening = (
     const timer = setTimeout(() => fail(new Error(`no listening line in: ${output}`)), options.timeoutMs ?? 120_000)
     const seen = () => {
       const match = (options.listening ?? LISTENING).exec(output)
-      if (match === null) return
+      if (match === null) return false
       clearTimeout(timer)
-      if (options.quietAfterStart === true) {
-        child.stdout!.removeAllListeners("data").resume()
-        child.stderr!.removeAllListeners("data").resume()
-      }
       done(Number(match[1] ?? match[2]))
+      return true
     }
-    child.stdout!.on("data", (d: Buffer) => {
-      stdout += d
-      output += d
-      seen()
-    })
-    child.stderr!.on("data", (d: Buffer) => {
-      stderr += d
-      output += d
-      seen()
-    })
+    if (options.logFile !== undefined) {
+      const file = options.logFile
+      const poll = setInterval(() => {
+        output = readFileSync(file, "utf8")
+        if (seen()) clearInterval(poll)
+      }, 50)
+      void exited.then(() => clearInterval(poll))
+    } else {
+      child.stdout!.on("data", (d: Buffer) => {
+        stdout += d
+        output += d
+        seen()
+      })
+      child.stderr!.on("data", (d: Buffer) => {
+        stderr += d
+        output += d
+        seen()
+      })
+    }
     void exited.then((code) => {
       clearTimeout(timer)
       fail(new Error(`exited ${code}: ${output}`))

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
+import * as FastCheck from "effect/FastCheck"
+import * as FiberId from "effect/FiberId"
+import * as FiberRefs from "effect/FiberRefs"
+import * as HashMap from "effect/HashMap"
+import * as List from "effect/List"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as LogSpan from "effect/LogSpan"
+import { batched, plainJsonLine } from "../src/LogLines.js"
+
+const plainArb = FastCheck.oneof(
+  FastCheck.string(),
+  FastCheck.boolean(),
+  FastCheck.constant(null),
+  FastCheck.double({ noNaN: true, noDefaultInfinity: true }),
+  FastCheck.integer()
+)
+
+const options = (over: Partial<Logger.Logger.Options<unknown>>): Logger.Logger.Options<unknown> => ({
+  fiberId: FiberId.none,
+  logLevel: LogLevel.Info,
+  message: "GET /api/v2/health 200 1.2ms",
+  cause: Cause.empty,
+  context: FiberRefs.empty(),
+  spans: List.empty(),
+  annotations: HashMap.empty(),
+  date: new Date(0),
+  ...over
+})
+
+describe("LogLines", () => {
+  it.prop(
+    "a plain line is byte for byte what Effect's jsonLogger writes",
+    [
+      FastCheck.string(),
+      FastCheck.constantFrom(LogLevel.Debug, LogLevel.Info, LogLevel.Warning, LogLevel.Error, LogLevel.Fatal),
+      FastCheck.dictionary(FastCheck.string({ minLength: 1 }), plainArb, { maxKeys: 6 }),
+      FastCheck.date({ min: new Date(0), max: new Date("2100-01-01"), noInvalidDate: true }),
+      FastCheck.constantFrom(FiberId.none, FiberId.make(7, 0))
+    ],
+    ([message, logLevel, annotations, date, fiberId]) => {
+      const o = options({ message, logLevel, annotations: HashMap.fromIterable(Object.entries(annotations)), date, fiberId })
+      expect(plainJsonLine(o)).toBe(Logger.jsonLogger.log(o))
+    }
+  )
+
+  it("anything else is left to jsonLogger: a structured message, a cause, a span, an object annotation", () => {
+    for (const o of [
+      options({ message: ["a", "b"] }),
+      options({ message: { nested: true } }),
+      options({ cause: Cause.fail("boom") }),
+      options({ spans: List.make(LogSpan.make("span", 0)) }),
+      options({ annotations: HashMap.make(["user", { id: 1 }]) }),
+      options({ annotations: HashMap.make(["n", Number.NaN]) })
+    ]) {
+      expect(plainJsonLine(o)).toBeUndefined()
+    }
+  })
+
+  it("lines are written together at the end of the turn, in order; a full batch and flush() write at once", async () => {
+    const chunks: Array<string> = []
+    const sink = batched({ write: (chunk: string) => chunks.push(chunk) })
+    sink.write("one")
+    sink.write("two")
+    expect(chunks).toEqual([])
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(chunks).toEqual(["one\ntwo\n"])
+    for (let i = 0; i < 256; i++) sink.write(`l${i}`)
+    expect(chunks).toHaveLength(2)
+    expect(chunks[1]!.split("\n")).toHaveLength(257)
+    sink.write("last")
+    sink.flush()
+    expect(chunks.at(-1)).toBe("last\n")
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(chunks).toHaveLength(3)
+  })
+})
