@@ -6,7 +6,7 @@
  * `console`, ~16,900 batched, ~21,400 batched with the plain line below (~48,700 with no line).
  * Lines wait at most until the current turn of the event loop ends (or 256 of them are pending),
  * keep their order within each stream, and whatever is pending is written when the process
- * exits, however it exits.
+ * exits (by its own end, a signal it handles or an uncaught error; a SIGKILL loses them).
  */
 import * as Cause from "effect/Cause"
 import * as FiberId from "effect/FiberId"
