@@ -8,7 +8,7 @@
  * connection, outside the one-permit semaphore that keeps a transaction's statements together
  * (PgliteClient), so the command's statements could land inside a request's transaction; and the
  * command would hash and validate on its own. Through the server, the account is created by the
- * same code (Operator.createAccount) over the same serialised connection.
+ * same code (PasswordLogin.createAccount) over the same serialised connection.
  *
  * One route: `POST /users` with `{"email", "password", "superuser", "verified"}` → 201
  * `{"id", "email", "is_superuser"}`, 409 or 400 `{"detail"}`.
@@ -16,13 +16,12 @@
 import { chmodSync, unlinkSync } from "node:fs"
 import { createServer, request } from "node:http"
 import { join, relative, resolve } from "node:path"
-import type { PasswordHasher, Users } from "@climate-grade/core"
+import { type PasswordHasher, PasswordLogin, type Users } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
-import * as Operator from "./Operator.js"
 
 export const SOCKET = "control.sock"
 
@@ -70,9 +69,9 @@ export const layer = (dataDir: string): Layer.Layer<never, never, Users | Passwo
           } catch {
             return json(res, 400, { detail: "The body is not JSON." })
           }
-          const account = Operator.validate(typeof body === "object" && body !== null ? body : {})
+          const account = PasswordLogin.newAccount(typeof body === "object" && body !== null ? body : {})
           if (Either.isLeft(account)) return json(res, 400, { detail: account.left })
-          const create = Operator.createAccount(account.right).pipe(
+          const create = PasswordLogin.createAccount(account.right).pipe(
             Effect.tap((user) => Effect.logInfo(`operator command: created ${user.email} (${user.id}) over the control socket`))
           )
           Runtime.runCallback(runtime)(create, {
@@ -122,7 +121,7 @@ export type Reply =
   | { readonly _tag: "Unreachable"; readonly reason: string }
 
 /** Sends an account request to the server listening in `dataDir`. */
-export const createThroughServer = (dataDir: string, account: Operator.NewAccount): Promise<Reply> =>
+export const createThroughServer = (dataDir: string, account: PasswordLogin.NewAccount): Promise<Reply> =>
   new Promise((done) => {
     const req = request(
       { socketPath: socketPath(dataDir), path: "/users", method: "POST", headers: { "content-type": "application/json" }, timeout: 30_000 },

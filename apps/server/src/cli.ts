@@ -8,6 +8,7 @@
  */
 import { parseArgs } from "node:util"
 import { NodeRuntime } from "@effect/platform-node"
+import { PasswordLogin } from "@climate-grade/core"
 import { DataDirLock } from "@climate-grade/postgres"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -15,7 +16,6 @@ import * as Option from "effect/Option"
 import { servicesLayer } from "./App.js"
 import { appConfig, describeConfigError } from "./AppConfig.js"
 import * as Control from "./Control.js"
-import * as Operator from "./Operator.js"
 import { describeStartupFailure } from "./Startup.js"
 
 const usage = "usage: printf '%s' \"$PASSWORD\" | pnpm user:create --email ADDRESS [--superuser] [--unverified]"
@@ -25,6 +25,10 @@ const fail = (message: string, code: 1 | 2 = 2): never => {
   process.stderr.write(`${message}\n`)
   process.exit(code)
 }
+
+/** The line the command prints on success. */
+const createdLine = (user: { readonly email: string; readonly id: string; readonly isSuperuser: boolean }) =>
+  `created ${user.email} (${user.id})${user.isSuperuser ? " as superuser" : ""}`
 
 const readStdin = async (): Promise<string> => {
   const chunks: Array<Buffer> = []
@@ -41,12 +45,13 @@ const { values } = parseArgs({
   allowPositionals: true
 })
 
-if (values.email === undefined) fail(usage)
-const checkedEmail = Operator.validate({ email: values.email, password: "x".repeat(8) })
+const email = values.email ?? fail(usage)
+// The address is checked before standard input is read, so a wrong one fails at once.
+const checkedEmail = PasswordLogin.newAccountEmail(email)
 if (Either.isLeft(checkedEmail)) fail(checkedEmail.left)
 if (process.stdin.isTTY) fail(usage)
-const validated = Operator.validate({
-  email: values.email,
+const validated = PasswordLogin.newAccount({
+  email,
   password: await readStdin(),
   superuser: values.superuser === true,
   verified: values.unverified !== true
@@ -64,7 +69,7 @@ if (database._tag === "Embedded" && Option.isSome(owner)) {
   const reply = await Control.createThroughServer(database.dataDir, account)
   switch (reply._tag) {
     case "Created":
-      process.stdout.write(`${Operator.createdLine(reply)} through the running server (pid ${owner.value})\n`)
+      process.stdout.write(`${createdLine(reply)} through the running server (pid ${owner.value})\n`)
       process.exit(0)
       break
     case "Refused":
@@ -78,8 +83,8 @@ if (database._tag === "Embedded" && Option.isSome(owner)) {
   }
 } else {
   const program = Effect.gen(function* () {
-    const user = yield* Operator.createAccount(account)
-    process.stdout.write(`${Operator.createdLine(user)}\n`)
+    const user = yield* PasswordLogin.createAccount(account)
+    process.stdout.write(`${createdLine(user)}\n`)
   }).pipe(
     Effect.catchTag("EmailTaken", (e) => Effect.sync(() => fail(`an account with ${e.email} exists already`, 1))),
     Effect.provide(servicesLayer(settings)),

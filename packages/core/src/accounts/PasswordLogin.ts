@@ -64,3 +64,52 @@ export const newAccountPassword = (password: string): Either.Either<string, stri
   password.length >= MIN_PASSWORD_LENGTH
     ? Either.right(password)
     : Either.left(`the password on standard input must have at least ${MIN_PASSWORD_LENGTH} characters`)
+
+/** A password account the operator asked for, its address and password already checked. */
+export interface NewAccount {
+  readonly email: string
+  readonly password: string
+  readonly superuser: boolean
+  readonly verified: boolean
+}
+
+/**
+ * What is wrong with an operator's account request, as one line, or the account: the address
+ * first, then the password; an account is verified unless it says `verified: false`.
+ */
+export const newAccount = (input: {
+  readonly email?: unknown
+  readonly password?: unknown
+  readonly superuser?: unknown
+  readonly verified?: unknown
+}): Either.Either<NewAccount, string> => {
+  if (typeof input.email !== "string") return Either.left("an e-mail address is required")
+  const email = newAccountEmail(input.email)
+  if (Either.isLeft(email)) return Either.left(email.left)
+  const password = newAccountPassword(typeof input.password === "string" ? input.password : "")
+  if (Either.isLeft(password)) return Either.left(password.left)
+  return Either.right({
+    email: email.right,
+    password: password.right,
+    superuser: input.superuser === true,
+    verified: input.verified !== false
+  })
+}
+
+/**
+ * Creates the account: active, signing in by password (not provider-only), its password stored
+ * only as the hasher's hash. Fails as `users.create` does when the address is taken.
+ */
+export const createAccount = (account: NewAccount) =>
+  Effect.gen(function* () {
+    const users = yield* Users
+    const hasher = yield* PasswordHasher
+    return yield* users.create({
+      email: account.email,
+      hashedPassword: yield* hasher.hash(account.password),
+      isActive: true,
+      isSuperuser: account.superuser,
+      isVerified: account.verified,
+      oauthOnly: false
+    })
+  })

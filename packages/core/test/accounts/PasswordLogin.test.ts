@@ -149,6 +149,62 @@ describe("PasswordLogin", () => {
       )
     )
   })
+  it.effect("an operator's account signs in with its password, is active and not provider-only; a taken address writes nothing", () =>
+    Effect.gen(function* () {
+      const seen = { created: 0, refused: 0 }
+      yield* Effect.promise(() =>
+        FastCheck.assert(
+          FastCheck.asyncProperty(
+            accountsArb,
+            FastCheck.record({
+              email: FastCheck.constantFrom(...EMAILS, " New@X.org ", "not an address"),
+              password: FastCheck.constantFrom("correct horse", "short", ""),
+              superuser: FastCheck.boolean(),
+              verified: FastCheck.constantFrom(true, false, undefined)
+            }),
+            async (accounts, request) => {
+              const { store, layer } = world(accounts)
+              const account = PasswordLogin.newAccount(request)
+              const email = request.email.trim().toLowerCase()
+              const valid = email.includes("@") && !email.includes(" ") && request.password.length >= PasswordLogin.MIN_PASSWORD_LENGTH
+              expect(Either.isRight(account)).toBe(valid)
+              if (Either.isLeft(account)) return void seen.refused++
+              const before = store.users.size
+              const created = await Effect.runPromise(
+                Effect.either(PasswordLogin.createAccount(account.right)).pipe(Effect.provide(layer))
+              )
+              if (accounts.some((a) => a.email === email)) {
+                // The address is taken: nothing is written.
+                expect(Either.isLeft(created) && created.left._tag).toBe("EmailTaken")
+                expect(store.users.size).toBe(before)
+                return
+              }
+              seen.created++
+              const user = Either.getOrThrow(created)
+              expect({ email: user.email, isActive: user.isActive, oauthOnly: user.oauthOnly }).toEqual({
+                email,
+                isActive: true,
+                oauthOnly: false
+              })
+              expect(user.isSuperuser).toBe(request.superuser)
+              expect(user.isVerified).toBe(request.verified !== false)
+              // Stored as the hasher made it (the in-memory hasher's "hashed:" form), never as given.
+              expect(user.hashedPassword).toBe(`hashed:${request.password}`)
+              const signedIn = await Effect.runPromise(
+                Effect.flatMap(PasswordLogin.make, (login) => login.check(` ${email.toUpperCase()} `, request.password)).pipe(
+                  Effect.provide(layer)
+                )
+              )
+              expect(signedIn.id).toBe(user.id)
+            }
+          ),
+          { numRuns: 300 }
+        )
+      )
+      expect(seen.created).toBeGreaterThan(10)
+      expect(seen.refused).toBeGreaterThan(10)
+    })
+  )
 })
 
 describe("SessionUser", () => {
