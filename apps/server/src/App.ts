@@ -6,6 +6,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { ChatBot } from "@climate-grade/chat"
 import {
   AlertSettings,
+  alertLeaseMs,
   Alerts,
   AuthSecret,
   CellData,
@@ -117,8 +118,7 @@ const alertsLayer = (config: AppConfig) => {
     retryBaseMs: alerts.retryBaseMs,
     retryForMs: RETRY_FOR_MS,
     pollMs: alerts.pollMs,
-    // Two calls, each with its timeout, and room to record the outcome.
-    leaseMs: 2 * alerts.sendTimeoutMs + 20_000,
+    leaseMs: alertLeaseMs(alerts.sendTimeoutMs),
     watchLimit: WATCH_LIMIT
   })
   const bot = Option.match(alerts.bot, {

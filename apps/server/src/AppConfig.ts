@@ -2,7 +2,7 @@
  * Every setting of CONTRACT.md §1, read once at start-up with Effect `Config`. A bad value
  * fails with a `ConfigError` whose path names the variable; `main` prints it as one line.
  */
-import { CivilDate, ColdCells, LoginThrottle, Providers, UpstreamBudget } from "@climate-grade/core"
+import { CivilDate, ColdCells, LoginThrottle, MAX_ALERT_DAYS_AHEAD, Providers, UpstreamBudget } from "@climate-grade/core"
 import { Database } from "@climate-grade/postgres"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
@@ -178,9 +178,11 @@ const millis = (name: string, fallback: number, min = 1) =>
 const alerts: Config.Config<AlertsConfig> = Config.all({
   token: Config.map(optional("CHAT_BOT_TOKEN"), Option.map((t) => Redacted.make(t.trim()))),
   apiUrl: optionalHttpUrl("CHAT_API_URL"),
-  // forecast_days=16: today + 15 is the last day a forecast holds.
   daysAhead: Config.string("ALERT_DAYS_AHEAD").pipe(
-    check("Expected a whole number of days from 0 to 15", (v) => /^\d{1,2}$/.test(v) && Number(v) <= 15),
+    check(
+      `Expected a whole number of days from 0 to ${MAX_ALERT_DAYS_AHEAD}`,
+      (v) => /^\d{1,2}$/.test(v) && Number(v) <= MAX_ALERT_DAYS_AHEAD
+    ),
     Config.map(Number),
     Config.withDefault(3)
   ),

@@ -1,6 +1,5 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import {
-  AlertEvaluator,
   AlertLog,
   AlertSettings,
   Cell,
@@ -9,7 +8,8 @@ import {
   type SentAlert,
   type Watch,
   WatchRequest,
-  Watches
+  Watches,
+  Watching
 } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -17,16 +17,12 @@ import { Api } from "./Api.js"
 import { CurrentUser } from "./Authentication.js"
 import { BadRequest, Conflict, NotFound } from "./Errors.js"
 
-const RECENT = 20
-
-const placeOf = (watch: { readonly label: string | null; readonly cell: Cell.Cell }) => watch.label ?? Cell.coordinateLabel(watch.cell)
-
 const watchJson = (watch: Watch) => ({
   id: watch.id,
   lat: watch.lat,
   lon: watch.lon,
   cell: watch.cell.key,
-  label: placeOf(watch),
+  label: Watching.placeName(watch.label, watch.cell),
   kinds: [...watch.kinds],
   created_at: watch.createdAt.toISOString()
 })
@@ -36,7 +32,7 @@ const sentJson = (alert: SentAlert) => ({
   watch_id: alert.watchId,
   lat: alert.lat,
   lon: alert.lon,
-  label: alert.label ?? Cell.coordinateLabel(Cell.fromCoordinates(alert.lat, alert.lon)),
+  label: Watching.placeName(alert.label, Cell.fromCoordinates(alert.lat, alert.lon)),
   date: CivilDate.format(alert.date),
   kind: alert.kind,
   variable: alert.variable,
@@ -52,7 +48,6 @@ export const layer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
     const watches = yield* Watches
     const log = yield* AlertLog
     const settings = yield* AlertSettings
-    const evaluator = yield* AlertEvaluator
     return handlers
       .handle("config", () =>
         Effect.succeed({
@@ -75,16 +70,9 @@ export const layer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
             onLeft: (detail) => Effect.fail(new BadRequest({ detail })),
             onRight: Effect.succeed
           })
-          const cell = Cell.fromCoordinates(request.lat, request.lon)
-          const { created, watch } = yield* watches
-            .upsert(user.id, { ...request, cell }, settings.watchLimit)
-            .pipe(
-              Effect.catchTag("WatchLimitReached", ({ limit }) =>
-                Effect.fail(new Conflict({ detail: `At most ${limit} watches per user: stop watching a place first.` }))
-              )
-            )
-          // Evaluated at once, in the background: a cold cell's history may take a while.
-          yield* evaluator.trigger(cell, true)
+          const { created, watch } = yield* Watching.watch(user.id, request).pipe(
+            Effect.catchTag("WatchLimitReached", ({ limit }) => Effect.fail(new Conflict({ detail: Watching.limitDetail(limit) })))
+          )
           return HttpServerResponse.unsafeJson(watchJson(watch), { status: created ? 201 : 200 })
         })
       )
@@ -99,7 +87,7 @@ export const layer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
       .handle("sent", () =>
         Effect.gen(function* () {
           const user = yield* CurrentUser
-          return { alerts: (yield* log.recent(user.id, RECENT)).map(sentJson) }
+          return { alerts: (yield* log.recent(user.id, Watching.RECENT_ALERTS)).map(sentJson) }
         })
       )
   })

@@ -25,5 +25,16 @@ export interface AlertSettingsShape {
 
 export class AlertSettings extends Context.Tag("@climate-grade/core/AlertSettings")<AlertSettings, AlertSettingsShape>() {}
 
+/** Watches per user (CONTRACT.md §9: at most 20, 409 past that). */
 export const WATCH_LIMIT = 20
+
+/** The furthest `ALERT_DAYS_AHEAD` may reach: the forecast holds 16 days (`forecast_days=16`), today + 15. */
+export const MAX_ALERT_DAYS_AHEAD = 15
+
+/**
+ * How long a claimed message is held for one sending attempt before another instance may take it:
+ * the attempt's two calls (open the DM channel, post the message), each with its timeout, and room
+ * to record the outcome. Shorter, and a slow attempt's message could be taken and sent twice.
+ */
+export const alertLeaseMs = (sendTimeoutMs: number): number => 2 * sendTimeoutMs + 20_000
 export const RETRY_FOR_MS = 24 * 60 * 60 * 1000
