@@ -122,10 +122,7 @@ export const make = Effect.gen(function* () {
       const user = yield* requireUser
       const outcome = yield* AccountResolution.unlink(user, provider)
       if (outcome === "last-link") {
-        const label = settings.providers[provider].label
-        return yield* new Conflict({
-          detail: `Unlinking ${label} would leave no way to sign in: this account has no password, and ${label} is its only sign-in.`
-        })
+        return yield* new Conflict({ detail: AccountResolution.lastLinkDetail(settings.providers[provider].label) })
       }
       return HttpServerResponse.empty({ status: 204 })
     })
@@ -136,7 +133,7 @@ export const make = Effect.gen(function* () {
     const enabled = yield* readEnabled(request)
     const result = yield* AccountResolution.setChatDm(user, enabled)
     return yield* Option.match(result, {
-      onNone: () => Effect.fail(new Conflict({ detail: `${settings.providers.chat.label} is not linked to this account.` })),
+      onNone: () => Effect.fail(new Conflict({ detail: AccountResolution.notLinkedDetail(settings.providers.chat.label) })),
       onSome: (chatDm) => Effect.succeed({ chat_dm: chatDm })
     })
   })

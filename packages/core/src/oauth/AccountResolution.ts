@@ -164,6 +164,10 @@ const afterLink = (user: User, name: ProviderName, subject: string): User =>
 
 export type UnlinkOutcome = "unlinked" | "not-linked" | "last-link"
 
+/** The 409's detail of a refused unlink (SPEC.md "Unlink" 3): names the provider, says why. */
+export const lastLinkDetail = (label: string): string =>
+  `Unlinking ${label} would leave no way to sign in: this account has no password, and ${label} is its only sign-in.`
+
 export const unlink = (user: User, name: ProviderName) =>
   Effect.gen(function* () {
     const links = yield* OAuthAccounts
@@ -194,6 +198,9 @@ export const unlink = (user: User, name: ProviderName) =>
  * when it is not. Under the user's row lock, as unlink, so that an unlink in between cannot leave
  * DMs on without a chat link, and two toggles at once flip twice.
  */
+/** The 409's detail of `POST /chat/dm` without a chat link (CONTRACT.md §2): names the chat provider. */
+export const notLinkedDetail = (chatLabel: string): string => `${chatLabel} is not linked to this account.`
+
 export const setChatDm = (user: User, enabled: Option.Option<boolean>) =>
   Effect.gen(function* () {
     const links = yield* OAuthAccounts

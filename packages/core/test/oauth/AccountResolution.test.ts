@@ -215,6 +215,15 @@ describe("AccountResolution, property-tested against SPEC.md's rule order", () =
     })
   )
 
+  it.prop("the 409 details name the provider's label; a refused unlink says it would leave no way to sign in", [
+    FastCheck.string({ minLength: 1, maxLength: 20 })
+  ], ([label]) => {
+    const lastLink = AccountResolution.lastLinkDetail(label)
+    expect(lastLink.startsWith(`Unlinking ${label} `)).toBe(true)
+    expect(lastLink).toContain("would leave no way to sign in")
+    expect(AccountResolution.notLinkedDetail(label)).toBe(`${label} is not linked to this account.`)
+  })
+
   it.effect("races: two users linking one identity at once get one linked and one taken", () =>
     Effect.gen(function* () {
       const { ids, store } = seed({
