@@ -87,7 +87,7 @@ export const make = Effect.gen(function* () {
 
   const calendarRequest = (query: Query) =>
     Effect.map(
-      Effect.all([DataQuery.date(query, "start"), DataQuery.date(query, "end"), DataQuery.wholeNumber(query, "months", 1200)]),
+      Effect.all([DataQuery.date(query, "start"), DataQuery.date(query, "end"), DataQuery.wholeNumber(query, "months")]),
       ([start, end, months]): DataViews.CalendarRequest => ({ start, end, months })
     )
 

@@ -49,15 +49,12 @@ export const date = (query: Query, name: string) =>
     })
   })
 
-/**
- * An optional whole number of at least 0. Values above `cap` are taken as `cap`: the range rules
- * give every count a meaning (the calendar's span is capped at 24 months anyway).
- */
-export const wholeNumber = (query: Query, name: string, cap: number) =>
+/** An optional whole number of at least 0, as large as it is written (what it means is the core's). */
+export const wholeNumber = (query: Query, name: string) =>
   Effect.flatMap(single(query, name), (raw) => {
     if (raw === undefined) return Effect.succeed(Option.none<number>())
     if (!/^\d+$/.test(raw)) return bad(`Query parameter '${name}' must be a whole number (0 or more), got '${raw}'.`)
-    return Effect.succeed(Option.some(Math.min(Number(raw), cap)))
+    return Effect.succeed(Option.some(Number(raw)))
   })
 
 /** `prefetch`: absent, or `1` for warm-only mode. */

@@ -11,6 +11,13 @@ import * as CivilDate from "../CivilDate.js"
 export const MAX_MONTHS = 24
 export const DEFAULT_MONTHS = 12
 
+/**
+ * Any whole number of months is a valid `months`. Moved back this many from any date of years
+ * 0000–9999, a start falls before every record's first day, so every larger count resolves as
+ * this one; taking it for them keeps the month arithmetic in range (1e300 months, say).
+ */
+export const MONTHS_BEFORE_EVERY_RECORD = 12 * 10_001
+
 export interface RangeRequest {
   readonly start?: CivilDate.EpochDay | undefined
   readonly end?: CivilDate.EpochDay | undefined
@@ -26,7 +33,8 @@ const clamp = (day: number, lo: number, hi: number) => Math.min(Math.max(day, lo
 
 export const resolve = (request: RangeRequest, record: Range): Range => {
   const end0 = request.end ?? record.end
-  const start0 = request.start ?? CivilDate.addMonths(end0, -(request.months ?? DEFAULT_MONTHS)) + 1
+  const months = Math.min(request.months ?? DEFAULT_MONTHS, MONTHS_BEFORE_EVERY_RECORD)
+  const start0 = request.start ?? CivilDate.addMonths(end0, -months) + 1
   let start = clamp(start0, record.start, record.end)
   let end = clamp(end0, record.start, record.end)
   if (start > end) [start, end] = [end, start]

@@ -14,6 +14,24 @@ describe("CalendarRange.resolve", () => {
     expect(show(CalendarRange.resolve({ months: 1 }, record))).toBe("2026-10-18..2026-11-17")
   })
 
+  it.prop(
+    "every whole number of months is valid: counts past MONTHS_BEFORE_EVERY_RECORD resolve as it does, whatever the end",
+    [
+      FastCheck.integer({ min: 0, max: CivilDate.parse("9999-12-31").pipe(Option.getOrThrow) }),
+      FastCheck.oneof(
+        FastCheck.integer({ min: CalendarRange.MONTHS_BEFORE_EVERY_RECORD, max: Number.MAX_SAFE_INTEGER }),
+        FastCheck.constantFrom(1e300, Number.MAX_VALUE, Number.POSITIVE_INFINITY)
+      )
+    ],
+    ([end, months]) => {
+      const beyond = CalendarRange.resolve({ end, months }, record)
+      expect(beyond).toEqual(CalendarRange.resolve({ end, months: CalendarRange.MONTHS_BEFORE_EVERY_RECORD }, record))
+      // Past the cap the start is where "no cap at all" puts it: before the record, so its first day.
+      const uncapped = CalendarRange.resolve({ end, start: d("0000-01-01") }, record)
+      expect(beyond).toEqual(uncapped)
+    }
+  )
+
   it("month arithmetic clamps to month ends and respects leap days", () => {
     expect(show(CalendarRange.resolve({ end: d("2026-03-31"), months: 1 }, record))).toBe("2026-03-01..2026-03-31")
     expect(show(CalendarRange.resolve({ end: d("2024-03-31"), months: 1 }, record))).toBe("2024-03-01..2024-03-31")
