@@ -35,16 +35,25 @@ export class ResponseIndex extends Context.Tag("@climate-grade/http/ResponseInde
 const sizeOf = (held: Held | undefined) =>
   held?.body === undefined ? 0 : held.body.json.byteLength + (held.body.gzip?.byteLength ?? 0)
 
+export interface Options {
+  /** Entries held at most. */
+  readonly capacity?: number
+  /** Bytes of bodies held at most. */
+  readonly maxBytes?: number
+  /** What `remember` takes as now: an answer already past its validity is not remembered. */
+  readonly clock?: () => number
+}
+
 /**
  * Bounded both in entries and in the bytes of the bodies it holds; the least recently
  * remembered goes first (a lookup does not reorder: hot answers are remembered again on each
  * rebuild or revalidation that reaches the app).
  */
-export const make = (capacity = 10_000, maxBytes = 64 * 1024 * 1024): Index => {
+export const make = ({ capacity = 10_000, clock = Date.now, maxBytes = 64 * 1024 * 1024 }: Options = {}): Index => {
   const entries = Lru.make<string, Held>({ capacity, maxWeight: maxBytes, weigh: sizeOf })
   return {
     remember: (url, held) => {
-      if (held.validUntil <= Date.now()) return
+      if (held.validUntil <= clock()) return
       const previous = entries.peek(url)
       // A revalidation (no body) must not drop the body a previous answer left.
       const body = held.body ?? (previous?.etag === held.etag ? previous.body : undefined)

@@ -3,10 +3,13 @@ import { ResponseIndex } from "@climate-grade/http"
 
 const body = (size: number) => ({ json: new Uint8Array(size), gzip: new Uint8Array(size / 2) })
 
+// The index's own clock, stopped: validities of a millisecond mean the same however slow the run.
+const now = 1_800_000_000_000
+const clock = () => now
+
 describe("ResponseIndex", () => {
   it("holds an answer until its validity ends, and keeps the body across a revalidation", () => {
-    const index = ResponseIndex.make()
-    const now = Date.now()
+    const index = ResponseIndex.make({ clock })
     index.remember("/a", { etag: 'W/"1"', validUntil: now + 60_000, body: body(10) })
     index.remember("/a", { etag: 'W/"1"', validUntil: now + 60_000 })
     expect(index.lookup("/a", now)?.body?.json.byteLength).toBe(10)
@@ -16,8 +19,7 @@ describe("ResponseIndex", () => {
   })
 
   it("after its validity, never answers, but still gives its body's forms for the same ETag only", () => {
-    const index = ResponseIndex.make()
-    const now = Date.now()
+    const index = ResponseIndex.make({ clock })
     const held = body(2048)
     index.remember("/a", { etag: 'W/"1"', validUntil: now + 1, body: held })
     expect(index.lookup("/a", now + 1)).toBeUndefined()
@@ -27,12 +29,11 @@ describe("ResponseIndex", () => {
   })
 
   it("is bounded by entries and by the bytes it holds, least recently used out first", () => {
-    const now = Date.now()
-    const byCount = ResponseIndex.make(2)
+    const byCount = ResponseIndex.make({ capacity: 2, clock })
     for (const url of ["/1", "/2", "/3"]) byCount.remember(url, { etag: "x", validUntil: now + 60_000 })
     expect(byCount.lookup("/1", now)).toBeUndefined()
     expect(byCount.lookup("/3", now)).toBeDefined()
-    const byBytes = ResponseIndex.make(100, 1_000)
+    const byBytes = ResponseIndex.make({ capacity: 100, maxBytes: 1_000, clock })
     for (const url of ["/1", "/2", "/3"]) byBytes.remember(url, { etag: "x", validUntil: now + 60_000, body: body(400) })
     // Each entry holds 600 bytes: only the newest fits in 1,000.
     expect(["/1", "/2", "/3"].map((u) => byBytes.lookup(u, now) !== undefined)).toEqual([false, false, true])
