@@ -84,12 +84,18 @@ describe("the built server", () => {
   }, 300_000)
 
   it("a request during start-up is refused or told to retry, never left unanswered", async () => {
-    const port = 20_000 + (process.pid % 20_000)
-    left.track({ child: spawn("node", [main], { env: { PATH: process.env.PATH ?? "", PORT: String(port), DATA_DIR: tempDir() } }) })
+    // A port free now (a fixed one may be another process's, which answers instead or keeps ours
+    // from listening), known before the server starts so that it can be asked while it starts.
+    const port = await BuiltServer.freePort()
+    const child = spawn("node", [main], { env: { PATH: process.env.PATH ?? "", PORT: String(port), DATA_DIR: tempDir() } })
+    left.track({ child })
+    const output: Array<string> = []
+    child.stdout.on("data", (chunk: Buffer) => output.push(chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => output.push(chunk.toString()))
     const outcomes = new Set<string>()
     // Bounded by time, not by a count of attempts: the start takes longer on a loaded machine.
     const deadline = Date.now() + 150_000
-    while (Date.now() < deadline) {
+    while (Date.now() < deadline && child.exitCode === null) {
       const outcome = await fetch(`http://127.0.0.1:${port}/api/v2/health`, { signal: AbortSignal.timeout(5_000) }).then(
         (r) => String(r.status),
         (e: Error) => (e.name === "TimeoutError" ? "timeout" : "refused")
@@ -98,7 +104,7 @@ describe("the built server", () => {
       if (outcome === "200") break
       await new Promise((r) => setTimeout(r, 10))
     }
-    expect(outcomes.has("200")).toBe(true)
+    expect(outcomes.has("200"), `answers seen: ${[...outcomes].join(", ")}; the server said:\n${output.join("")}`).toBe(true)
     expect(outcomes.has("timeout")).toBe(false)
     expect([...outcomes].every((o) => ["refused", "503", "200"].includes(o))).toBe(true)
   }, 180_000)

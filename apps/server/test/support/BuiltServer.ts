@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
@@ -97,6 +98,21 @@ export const spawnListening = (
   })
   return port.then((p) => ({ child, port: p, stdout: () => stdout, stderr: () => stderr, output: () => output, exited }))
 }
+
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago (the system's pick for port 0), for a test that
+ * must know the port before the server listens on it.
+ */
+export const freePort = (): Promise<number> =>
+  new Promise((done, fail) => {
+    const probe = createServer()
+    probe.once("error", fail)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => done(port))
+    })
+  })
 
 /** The built server on a free port with JSON logs (overridable by `env`); resolves once it listens. */
 export const start = (env: Readonly<Record<string, string>>, options: StartOptions = {}): Promise<Running> =>
