@@ -37,4 +37,6 @@ export const MAX_ALERT_DAYS_AHEAD = 15
  * to record the outcome. Shorter, and a slow attempt's message could be taken and sent twice.
  */
 export const alertLeaseMs = (sendTimeoutMs: number): number => 2 * sendTimeoutMs + 20_000
+
+/** How long a message is retried before it is marked failed (CONTRACT.md §9: up to 24 hours). */
 export const RETRY_FOR_MS = 24 * 60 * 60 * 1000
