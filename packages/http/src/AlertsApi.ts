@@ -1,6 +1,6 @@
 /** The alerts routes of CONTRACT.md §9, for a signed-in, active user. */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Cell, Kinds, Payloads, WATCH_LIMIT, Watching } from "@climate-grade/core"
+import { Cell, Kinds, Payloads, RECENT_ALERTS, WATCH_LIMIT } from "@climate-grade/core"
 import * as Schema from "effect/Schema"
 import { Authentication } from "./Authentication.js"
 import { ConflictSchema, NotFoundSchema, ServiceUnavailableSchema, StateChangeRefusalsSchema } from "./Errors.js"
@@ -96,10 +96,10 @@ export class AlertsGroup extends HttpApiGroup.make("alerts")
     HttpApiEndpoint.get("sent", "/alerts/sent")
       .addSuccess(
         Schema.Struct({
-          alerts: Schema.Array(SentAlert).annotations({ description: `The ${Watching.RECENT_ALERTS} latest, newest first` })
+          alerts: Schema.Array(SentAlert).annotations({ description: `The ${RECENT_ALERTS} latest, newest first` })
         }).annotations({ identifier: "SentAlerts" })
       )
-      .annotate(OpenApi.Description, `The user's ${Watching.RECENT_ALERTS} latest alerts, newest first, with what became of each message.`)
+      .annotate(OpenApi.Description, `The user's ${RECENT_ALERTS} latest alerts, newest first, with what became of each message.`)
   )
   // The session and the watches live in the database: a fault there is 503 with Retry-After (AppMiddleware).
   .addError(ServiceUnavailableSchema)

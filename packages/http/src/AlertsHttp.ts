@@ -5,6 +5,7 @@ import {
   Cell,
   CivilDate,
   Kinds,
+  RECENT_ALERTS,
   type SentAlert,
   type Watch,
   WatchRequest,
@@ -87,7 +88,7 @@ export const layer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
       .handle("sent", () =>
         Effect.gen(function* () {
           const user = yield* CurrentUser
-          return { alerts: (yield* log.recent(user.id, Watching.RECENT_ALERTS)).map(sentJson) }
+          return { alerts: (yield* log.recent(user.id, RECENT_ALERTS)).map(sentJson) }
         })
       )
   })

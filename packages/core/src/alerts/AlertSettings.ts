@@ -28,6 +28,9 @@ export class AlertSettings extends Context.Tag("@climate-grade/core/AlertSetting
 /** Watches per user (CONTRACT.md §9: at most 20, 409 past that). */
 export const WATCH_LIMIT = 20
 
+/** Sent alerts `GET /alerts/sent` lists (the account page's "last alerts"), newest first. */
+export const RECENT_ALERTS = 20
+
 /** The furthest `ALERT_DAYS_AHEAD` may reach: the forecast holds 16 days (`forecast_days=16`), today + 15. */
 export const MAX_ALERT_DAYS_AHEAD = 15
 

@@ -29,6 +29,3 @@ export const limitDetail = (limit: number): string => `At most ${limit} watches 
 
 /** What a watch or a sent alert is called: its place's label, else its cell's coordinates. */
 export const placeName = (label: string | null, cell: Cell.Cell): string => label ?? Cell.coordinateLabel(cell)
-
-/** Sent alerts the account page lists, newest first. */
-export const RECENT_ALERTS = 20
