@@ -200,7 +200,8 @@ for (const backend of backends) {
               "GET /api/v2/alerts/watches",
               "POST /api/v2/alerts/watches",
               "DELETE /api/v2/alerts/watches/{id}",
-              "GET /api/v2/alerts/sent"
+              "GET /api/v2/alerts/sent",
+              "GET /api/v2/card.png"
             ].sort()
           )
         }))

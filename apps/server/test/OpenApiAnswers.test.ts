@@ -238,6 +238,11 @@ describe("the OpenAPI document against the real answers", () => {
           yield* call(`/${view}?lat=abc&lon=1`)
         }
         yield* call(`/cell?${fresh()}&prefetch=1`)
+        // The card of the held cell (200, 304), a bad value (400), a cell not held (404).
+        const card = yield* call(`/card.png?${held}`)
+        yield* call(`/card.png?${held}`, { headers: { "if-none-match": card.headers.get("etag") ?? "" } })
+        yield* call("/card.png?lat=abc&lon=1")
+        yield* call(`/card.png?${fresh()}`)
         const empty = "lat=-33.00&lon=-70.00"
         weather.empty.add("-33.00,-70.00")
         for (const view of VIEWS) yield* call(`/${view}?${empty}`)
@@ -368,6 +373,7 @@ describe("the OpenAPI document against the real answers", () => {
         for (const path of ["/oauth/chat/unlink", "/chat/unlink", "/chat/dm"]) yield* call(path, { method: "POST", headers: session })
         for (const view of VIEWS) yield* call(`/${view}?${fresh()}`, { client: "10.7.0.1" })
         yield* call("/places?q=another")
+        yield* call(`/card.png?${fresh()}`)
         for (const path of ["/alerts/config", "/alerts/watches", "/alerts/sent"]) yield* call(path, { headers: session })
         yield* watch(aliceToken, { lat: 1, lon: 1, kinds: ["heat"] })
         yield* call(`/alerts/watches/${id}`, { method: "DELETE", headers: session })

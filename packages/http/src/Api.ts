@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AuthGroup, UsersGroup } from "./AccountApi.js"
 import { AlertsGroup } from "./AlertsApi.js"
+import { CardGroup } from "./CardApi.js"
 import { DataGroup } from "./DataApi.js"
 import { OAuthGroup } from "./OAuthApi.js"
 import { PlacesGroup } from "./PlacesApi.js"
@@ -69,6 +70,7 @@ export class Api extends HttpApi.make("climate-grade")
   .add(DataGroup)
   .add(PlacesGroup)
   .add(AlertsGroup)
+  .add(CardGroup)
   .prefix(API_PREFIX)
   .annotateContext(
     OpenApi.annotations({

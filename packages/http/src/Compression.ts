@@ -57,6 +57,8 @@ export const precompressed = (
   })
 }
 
+const ALREADY_COMPRESSED = /^image\/(png|jpeg|webp|gif)/
+
 /** Compresses what the app answers, when it is worth it and the client admits gzip. */
 export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
@@ -67,7 +69,9 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
         response.status === 204 ||
         response.status === 304 ||
         body._tag !== "Uint8Array" ||
-        response.headers["content-encoding"] !== undefined
+        response.headers["content-encoding"] !== undefined ||
+        // A PNG (the card) is compressed already: gzip would cost time and save nothing.
+        ALREADY_COMPRESSED.test(body.contentType)
       ) {
         return Effect.succeed(response)
       }

@@ -64,3 +64,11 @@ export const prefetch = (query: Query) =>
     if (raw === "1") return Effect.succeed(true)
     return bad(`Query parameter 'prefetch' must be 1 when given, got '${raw}'.`)
   })
+
+/** `units`: absent (metric), `metric` or `imperial`, as the site's addresses carry it. */
+export const units = (query: Query) =>
+  Effect.flatMap(single(query, "units"), (raw): Effect.Effect<"metric" | "imperial", BadRequest> => {
+    if (raw === undefined || raw === "metric") return Effect.succeed("metric")
+    if (raw === "imperial") return Effect.succeed("imperial")
+    return bad(`Query parameter 'units' must be metric or imperial when given, got '${raw}'.`)
+  })

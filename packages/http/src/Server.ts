@@ -8,6 +8,7 @@ import * as AlertsHttp from "./AlertsHttp.js"
 import { API_PREFIX, Api } from "./Api.js"
 import { mountAt, normalizeErrors } from "./AppMiddleware.js"
 import * as AuthenticationLive from "./AuthenticationLive.js"
+import * as CardHttp from "./CardHttp.js"
 import * as Compression from "./Compression.js"
 import * as CrossSite from "./CrossSite.js"
 import * as DataHttp from "./DataHttp.js"
@@ -24,7 +25,7 @@ import * as Site from "./Site.js"
 import * as SystemHttp from "./SystemHttp.js"
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([SystemHttp.layer, AccountHttp.layer, OAuthHttp.layer, DataHttp.layer, PlacesHttp.layer, AlertsHttp.layer]),
+  Layer.provide([SystemHttp.layer, AccountHttp.layer, OAuthHttp.layer, DataHttp.layer, PlacesHttp.layer, AlertsHttp.layer, CardHttp.layer]),
   Layer.provide(AuthenticationLive.layer)
 )
 

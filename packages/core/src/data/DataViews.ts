@@ -122,6 +122,12 @@ export class DataViews extends Context.Tag("@climate-grade/core/DataViews")<
   DataViews,
   {
     readonly grade: (cell: Cell) => Effect.Effect<Plan<Payloads.GradePayload>, DataError>
+    /**
+     * Today's grade from what is held (history, forecast, label), with no upstream or geocoder
+     * call: a shared link's preview and card. None when the history or a forecast holding today
+     * is not held. Its token is what `grade` would make from the same held record.
+     */
+    readonly heldGrade: (cell: Cell) => Effect.Effect<Option.Option<Plan<Payloads.GradePayload>>>
     readonly forecast: (cell: Cell) => Effect.Effect<Plan<Payloads.ForecastPayload>, DataError>
     readonly calendar: (cell: Cell, request: CalendarRequest) => Effect.Effect<Plan<Payloads.CalendarPayload>, DataError>
     readonly day: (
@@ -206,6 +212,35 @@ export const make = (options: DataViewsOptions) =>
     const validity = (now: number, timezone: string, ...bounds: ReadonlyArray<number>) =>
       CivilDate.todayIn(now + MINUTE, timezone) !== CivilDate.todayIn(now, timezone) ? 0 : Math.min(now + MINUTE, ...bounds)
 
+    /** The grade or forecast view's plan over a record's parts, at `now`. */
+    const forecastViewPlan = <A>(
+      view: "grade" | "forecast",
+      cell: Cell,
+      parts: { readonly history: History; readonly forecast: Forecast; readonly label: string | null },
+      now: number,
+      build: (input: Parameters<typeof Views.grade>[0]) => A
+    ) => {
+      const { history, forecast, label } = parts
+      const day = CivilDate.todayIn(now, history.timezone)
+      const info = cellInfo(cell, label, history.timezone)
+      return plan(
+        view,
+        cell,
+        {
+          params: { date: CivilDate.format(day) },
+          label,
+          timezone: history.timezone,
+          recordEnd: CivilDate.format(history.end),
+          forecastStamp: forecast.stamp
+        },
+        CivilDate.format(day),
+        Effect.map(gradingFor(cell, history), (grading) =>
+          build({ cell: info, today: day, forecast: forecast.series, stamp: forecast.stamp, grading })
+        ),
+        validity(now, history.timezone, history.checkedAt + HOUR_MS, forecast.checkedAt + HOUR_MS)
+      )
+    }
+
     const forecastPlan = <A>(
       view: "grade" | "forecast",
       cell: Cell,
@@ -215,24 +250,24 @@ export const make = (options: DataViewsOptions) =>
         const [history, forecast, label] = yield* Effect.all([data.history(cell), data.forecast(cell), data.label(cell)], {
           concurrency: "unbounded"
         })
+        return forecastViewPlan(view, cell, { history, forecast, label }, yield* Clock.currentTimeMillis, build)
+      })
+
+    const heldGrade = (cell: Cell) =>
+      Effect.gen(function* () {
+        const history = yield* data.heldHistory(cell)
+        const forecast = yield* data.heldForecast(cell)
+        if (Option.isNone(history) || Option.isNone(forecast)) return Option.none()
         const now = yield* Clock.currentTimeMillis
-        const day = CivilDate.todayIn(now, history.timezone)
-        const info = cellInfo(cell, label, history.timezone)
-        return plan(
-          view,
-          cell,
-          {
-            params: { date: CivilDate.format(day) },
-            label,
-            timezone: history.timezone,
-            recordEnd: CivilDate.format(history.end),
-            forecastStamp: forecast.stamp
-          },
-          CivilDate.format(day),
-          Effect.map(gradingFor(cell, history), (grading) =>
-            build({ cell: info, today: day, forecast: forecast.series, stamp: forecast.stamp, grading })
-          ),
-          validity(now, history.timezone, history.checkedAt + HOUR_MS, forecast.checkedAt + HOUR_MS)
+        const today = CivilDate.todayIn(now, history.value.timezone)
+        // A forecast kept from long ago may not reach today: then there is no grade of today held.
+        const held = (["tmax", "tmin", "precip"] as const).some(
+          (v) => !Number.isNaN(Views.valueOn(forecast.value.series, v, today))
+        )
+        if (!held) return Option.none()
+        const label = yield* data.heldLabel(cell)
+        return Option.some(
+          forecastViewPlan("grade", cell, { history: history.value, forecast: forecast.value, label }, now, Views.grade)
         )
       })
 
@@ -369,7 +404,7 @@ export const make = (options: DataViewsOptions) =>
             { concurrency: "unbounded" }
           ).pipe(Effect.map((slices) => Option.some(bundlePlan(cell, false, slices))))
 
-    return DataViews.of({ grade, forecast, calendar, day, prefetch, bundle })
+    return DataViews.of({ grade, heldGrade, forecast, calendar, day, prefetch, bundle })
   })
 
 export const layer = (options: DataViewsOptions) => Layer.effect(DataViews, make(options))

@@ -1,0 +1,71 @@
+/**
+ * The card rendered to PNG by resvg (Rust, prebuilt binaries shipped as npm packages: no browser,
+ * no system library), with Inter (SIL Open Font License) loaded from its npm package's files, so
+ * what the card looks like does not depend on the fonts a machine happens to have.
+ */
+import { createRequire } from "node:module"
+import { performance } from "node:perf_hooks"
+import type { GradePayload } from "@climate-grade/core/data/Payloads"
+import { renderAsync, Resvg, type ResvgRenderOptions } from "@resvg/resvg-js"
+import * as CardSvg from "./CardSvg.js"
+import type { Units } from "./Words.js"
+
+const require = createRequire(import.meta.url)
+
+/** The three weights the card uses, from the font package (resolved like any module, not from the system). */
+export const FONT_FILES: ReadonlyArray<string> = [
+  "@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf",
+  "@expo-google-fonts/inter/600SemiBold/Inter_600SemiBold.ttf",
+  "@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf"
+].map((file) => require.resolve(file))
+
+const OPTIONS: ResvgRenderOptions = {
+  font: {
+    fontFiles: [...FONT_FILES],
+    loadSystemFonts: false,
+    defaultFontFamily: CardSvg.FONT,
+    sansSerifFamily: CardSvg.FONT
+  },
+  fitTo: { mode: "original" },
+  logLevel: "off"
+}
+
+/** How long one render may take before it is abandoned (a card is small: ~10–50 ms). */
+export const RENDER_TIMEOUT_MS = 5_000
+
+const MEASURED = 2_000
+const widths = new Map<string, number>()
+
+/**
+ * Text width with the card's own font: the text's outline box at 100 px, scaled (outlines scale
+ * linearly; resvg does not hint). Remembered per text and weight: the label words and units recur.
+ */
+export const measure: CardSvg.Measure = (text, size, weight) => {
+  const key = `${weight}:${text}`
+  let at100 = widths.get(key)
+  if (at100 === undefined) {
+    const probe = `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text x="0" y="100" font-family="${CardSvg.FONT}" font-size="100" font-weight="${weight}">${text.replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]!)}</text></svg>`
+    at100 = new Resvg(probe, OPTIONS).getBBox()?.width ?? 0
+    if (widths.size >= MEASURED) widths.clear()
+    widths.set(key, at100)
+  }
+  return (at100 * size) / 100
+}
+
+export interface Rendered {
+  readonly png: Uint8Array
+  /** Wall-clock milliseconds from the grade to the PNG's bytes. */
+  readonly ms: number
+}
+
+/**
+ * Renders a place's card. The rasterising runs on libuv's thread pool (`renderAsync`), so the
+ * event loop is held only for the layout and the PNG encoding; past `timeoutMs` it is abandoned.
+ */
+export const render = async (grade: GradePayload, units: Units, timeoutMs = RENDER_TIMEOUT_MS): Promise<Rendered> => {
+  const start = performance.now()
+  const svg = CardSvg.svg(grade, units, measure)
+  const image = await renderAsync(svg, OPTIONS, AbortSignal.timeout(timeoutMs))
+  const png = image.asPng()
+  return { png: new Uint8Array(png.buffer, png.byteOffset, png.byteLength), ms: performance.now() - start }
+}

@@ -1,0 +1,127 @@
+/**
+ * The card of a place's today (1200 × 630, the size chat clients and social sites show large) as
+ * SVG: the place, the date, and for each of high, low and precipitation the value with its unit,
+ * the label in words on its grade's colour, the percentile and a bar, in the site's colours.
+ * Pure: text widths come from `measure` (the renderer's real font), so long names are fitted.
+ */
+import type { GradePayload } from "@climate-grade/core/data/Payloads"
+import { inkOnColor, labelColor, PAGE } from "./Palette.js"
+import { SITE_NAME } from "./ShareText.js"
+import {
+  formatCoordinates,
+  formatValue,
+  type GradeLabel,
+  labelWords,
+  longDate,
+  ordinal,
+  placeLabel,
+  sinceYearOf,
+  type Units,
+  VARIABLE_NAME,
+  VARIABLES,
+  type Variable
+} from "./Words.js"
+
+/** The layout's version, part of the card's ETag: raise it with any change to what a card looks like. */
+export const VERSION = 1
+
+export const WIDTH = 1200
+export const HEIGHT = 630
+/** The one font family the renderer loads (from files in this package's dependencies). */
+export const FONT = "Inter"
+
+export type Weight = 400 | 600 | 700
+
+/** The advance width of `text` in px at `size` and `weight`. */
+export type Measure = (text: string, size: number, weight: Weight) => number
+
+const escapeXml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!)
+
+const text = (x: number, y: number, size: number, weight: Weight, fill: string, content: string, extra = "") =>
+  `<text x="${x}" y="${y}" font-family="${FONT}" font-size="${size}" font-weight="${weight}" fill="${fill}"${extra}>${escapeXml(content)}</text>`
+
+/**
+ * `content` at the largest size from `size` down to `min` that fits `width`; at `min`, cut with
+ * an ellipsis until it does.
+ */
+export const fit = (measure: Measure, content: string, width: number, size: number, min: number, weight: Weight) => {
+  for (let s = size; s >= min; s -= 2) if (measure(content, s, weight) <= width) return { content, size: s }
+  const chars = [...content]
+  for (let n = chars.length - 1; n > 0; n--) {
+    const cut = `${chars.slice(0, n).join("").trimEnd()}…`
+    if (measure(cut, min, weight) <= width) return { content: cut, size: min }
+  }
+  return { content: "…", size: min }
+}
+
+const BANDS: ReadonlyArray<readonly [number, number, GradeLabel]> = [
+  [0, 10, "much-below"],
+  [10, 100 / 3, "below"],
+  [100 / 3, 200 / 3, "near-normal"],
+  [200 / 3, 90, "above"],
+  [90, 100, "much-above"]
+]
+
+const MARGIN = 60
+const GAP = 30
+const PANEL_WIDTH = (WIDTH - 2 * MARGIN - 2 * GAP) / 3
+const PANEL_TOP = 190
+const PANEL_HEIGHT = 340
+const PAD = 28
+
+const panel = (measure: Measure, grade: GradePayload, variable: Variable, units: Units, x: number): string => {
+  const g = grade.variables[variable]
+  const record = g.label === "record-high" || g.label === "record-low"
+  const inner = PANEL_WIDTH - 2 * PAD
+  const left = x + PAD
+  const parts = [
+    `<rect x="${x}" y="${PANEL_TOP}" width="${PANEL_WIDTH}" height="${PANEL_HEIGHT}" rx="16" fill="${PAGE.panel}" stroke="${record ? PAGE.record : PAGE.line}" stroke-width="${record ? 4 : 2}"/>`,
+    text(left, PANEL_TOP + 52, 24, 600, PAGE.muted, VARIABLE_NAME[variable].toUpperCase(), ' letter-spacing="1.5"')
+  ]
+  const value = fit(measure, formatValue(g.value, g.unit, units), inner, 60, 36, 700)
+  parts.push(text(left, PANEL_TOP + 128, value.size, 700, PAGE.ink, value.content))
+  if (g.label !== null) {
+    const fill = labelColor(variable, g.label)
+    const words = fit(measure, labelWords(variable, g.label), inner - 40, 26, 20, 600)
+    const chip = Math.min(inner, measure(words.content, words.size, 600) + 40)
+    parts.push(
+      `<rect x="${left}" y="${PANEL_TOP + 152}" width="${chip.toFixed(1)}" height="48" rx="24" fill="${fill}" stroke="rgba(0,0,0,0.15)" stroke-width="1.5"/>`,
+      text(left + 20, PANEL_TOP + 185, words.size, 600, inkOnColor(fill), words.content)
+    )
+  }
+  const percentile = g.percentile === null ? `no percentile (n = ${g.n})` : `${ordinal(g.percentile)} percentile`
+  parts.push(text(left, PANEL_TOP + 250, 28, g.percentile === null ? 400 : 600, g.percentile === null ? PAGE.muted : PAGE.ink, percentile))
+  // The bar: the grade bands from 0 to 100, and where today falls on it.
+  const barY = PANEL_TOP + 276
+  for (const [from, to, label] of BANDS) {
+    parts.push(
+      `<rect x="${(left + (from / 100) * inner).toFixed(1)}" y="${barY}" width="${(((to - from) / 100) * inner).toFixed(1)}" height="14" fill="${labelColor(variable, label)}"/>`
+    )
+  }
+  parts.push(`<rect x="${left}" y="${barY}" width="${inner}" height="14" fill="none" stroke="#8a8a85" stroke-width="1"/>`)
+  if (g.percentile !== null) {
+    const at = (left + (g.percentile / 100) * inner).toFixed(1)
+    parts.push(`<rect x="${Number(at) - 3}" y="${barY - 8}" width="6" height="30" rx="2" fill="${PAGE.ink}" stroke="#ffffff" stroke-width="1.5"/>`)
+  }
+  return parts.join("")
+}
+
+/** The card's SVG for a place's grade payload. */
+export const svg = (grade: GradePayload, units: Units, measure: Measure): string => {
+  const place = fit(measure, placeLabel(grade), WIDTH - 2 * MARGIN, 64, 40, 700)
+  const since = sinceYearOf(Math.max(...VARIABLES.map((v) => grade.variables[v].n)), grade.date)
+  const subtitle = `${longDate(grade.date)} · ${formatCoordinates(grade.cell.lat, grade.cell.lon)}`
+  const footer = `Ranked against the same days of the year ${since === null ? "in the record" : `since ${since}`} · ERA5 via Open-Meteo`
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">`,
+    `<rect width="${WIDTH}" height="${HEIGHT}" fill="${PAGE.background}"/>`,
+    `<rect width="${WIDTH}" height="10" fill="${PAGE.accent}"/>`,
+    text(MARGIN, 100, place.size, 700, PAGE.ink, place.content),
+    text(MARGIN, 150, 30, 400, PAGE.muted, subtitle),
+    ...VARIABLES.map((v, i) => panel(measure, grade, v, units, MARGIN + i * (PANEL_WIDTH + GAP))),
+    text(MARGIN, HEIGHT - 42, 24, 400, PAGE.muted, fit(measure, footer, WIDTH - 2 * MARGIN - 260, 24, 18, 400).content),
+    text(WIDTH - MARGIN, HEIGHT - 42, 28, 700, PAGE.accent, SITE_NAME, ' text-anchor="end"'),
+    "</svg>"
+  ].join("")
+}

@@ -1,0 +1,76 @@
+/**
+ * What a shared link to a place says before it is opened (a chat client's preview, a tab, a
+ * history entry): the place and today's grades in words, from the grade payload the server holds.
+ * Plain text: whoever puts it into HTML escapes it.
+ */
+import type { GradePayload } from "@climate-grade/core/data/Payloads"
+import {
+  formatValue,
+  labelWords,
+  longDate,
+  mostUnusual,
+  ordinal,
+  placeLabel,
+  sinceYearOf,
+  type Units,
+  VARIABLE_NAME,
+  VARIABLE_NOUN,
+  VARIABLES,
+  type Variable
+} from "./Words.js"
+
+export const SITE_NAME = "Climate grade"
+
+export interface ShareText {
+  /** The document's `<title>`: the preview title and the site's name. */
+  readonly title: string
+  /** `og:title`: the place and its most unusual grade. */
+  readonly headline: string
+  /** `<meta name="description">` and `og:description`: the date and the three grades. */
+  readonly description: string
+  /** `og:image:alt`: what the card shows, in words. */
+  readonly imageAlt: string
+}
+
+const gradeWords = (grade: GradePayload, variable: Variable, units: Units): string => {
+  const g = grade.variables[variable]
+  const value = formatValue(g.value, g.unit, units)
+  if (g.value === null) return `${VARIABLE_NOUN[variable]}: no value`
+  if (g.percentile === null || g.label === null) return `${VARIABLE_NOUN[variable]} ${value} (not graded: ${g.n} comparable days)`
+  return `${VARIABLE_NOUN[variable]} ${value} (${ordinal(g.percentile)} percentile, ${labelWords(variable, g.label)})`
+}
+
+/** The one thing to say: the most unusual grade with its value, or that the day is ordinary. */
+const verdict = (grade: GradePayload, units: Units): string => {
+  const top = mostUnusual(grade)
+  if (top === null) return "today's weather against its history"
+  const g = grade.variables[top]
+  if (g.label === "near-normal") return "an ordinary day for the time of year"
+  return `${VARIABLE_NOUN[top]} ${formatValue(g.value, g.unit, units)}, ${labelWords(top, g.label!)}`
+}
+
+/**
+ * The words for a place's today. `name` is the place name the user picked (already checked:
+ * `PlaceName.parse`); the cell's label stays beside it so the reader knows which cell answered.
+ */
+export const forGrade = (grade: GradePayload, name: string | null, units: Units): ShareText => {
+  const label = placeLabel(grade)
+  const place = name === null || name === label ? label : name
+  const where = name === null || name === label ? label : `${name} (${label})`
+  const since = sinceYearOf(Math.max(...VARIABLES.map((v) => grade.variables[v].n)), grade.date)
+  const headline = `${place} today: ${verdict(grade, units)}`
+  const grades = VARIABLES.map((v) => gradeWords(grade, v, units)).join("; ")
+  const description =
+    `${longDate(grade.date)} at ${where}: ${grades}. ` +
+    `Each ranked against the same days of the year ${since === null ? "in the record" : `in every year since ${since}`}.`
+  const imageAlt =
+    `${label}, ${longDate(grade.date)}: ` +
+    VARIABLES.map((v) => {
+      const g = grade.variables[v]
+      const value = formatValue(g.value, g.unit, units)
+      return g.percentile === null || g.label === null
+        ? `${VARIABLE_NAME[v]} ${value}, no percentile`
+        : `${VARIABLE_NAME[v]} ${value}, ${ordinal(g.percentile)} percentile, ${labelWords(v, g.label)}`
+    }).join("; ")
+  return { title: `${headline} — ${SITE_NAME}`, headline, description, imageAlt }
+}

@@ -1,0 +1,39 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as Schema from "effect/Schema"
+import { BadRequestSchema, NotFoundSchema, ServiceUnavailableSchema } from "./Errors.js"
+
+/** Checked by hand (DataQuery), so every 400 names the parameter. */
+const param = (description: string) =>
+  Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ description }))
+
+export class CardGroup extends HttpApiGroup.make("card")
+  .add(
+    HttpApiEndpoint.get("card", "/card.png")
+      .setUrlParams(
+        Schema.Struct({
+          lat: param("latitude, -90..90"),
+          lon: param("longitude, -180..180"),
+          units: param("metric (default) or imperial")
+        })
+      )
+      .addSuccess(
+        HttpApiSchema.Uint8Array({ contentType: "image/png" }).annotations({
+          description: "A 1200 × 630 PNG: the place, the date, and today's three grades (value, label in words, percentile)"
+        })
+      )
+      .addSuccess(
+        HttpApiSchema.Empty(304).annotations({ description: "If-None-Match matched: no body; ETag and Cache-Control as on the 200" })
+      )
+      .annotate(
+        OpenApi.Description,
+        "A picture of a place's grades today, for link previews (og:image). Drawn only from what the server already " +
+          "holds for the cell, never from the weather source: a cell whose history and today's forecast are not held " +
+          "answers 404. The ETag follows the grade's freshness token; Cache-Control: no-cache."
+      )
+  )
+  // lat/lon missing or malformed, units unknown.
+  .addError(BadRequestSchema)
+  // Nothing held for the cell today.
+  .addError(NotFoundSchema)
+  // The database down, or the card not drawn in time (both with Retry-After).
+  .addError(ServiceUnavailableSchema) {}

@@ -1,0 +1,82 @@
+/**
+ * `GET /card.png` — a place's today as a picture for link previews. Only what is held: the core's
+ * `heldGrade` (no upstream or geocoder call), 404 without it. The ETag is made from the grade's
+ * freshness token, the card's layout version and the units, so a 304 costs no drawing; a drawn
+ * card is kept by that tag (bounded in bytes), and concurrent requests for one share one drawing.
+ * Drawings run one at a time, each bounded in time, and each is logged with how long it took.
+ */
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { CardPng, CardSvg } from "@climate-grade/card"
+import { Crypto, DataViews, Lru, type Payloads, SingleFlight } from "@climate-grade/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { Api } from "./Api.js"
+import { CACHE_CONTROL, ifNoneMatchMatches, weakEtag } from "./ConditionalGet.js"
+import * as DataQuery from "./DataQuery.js"
+import { failWithRetryAfter, NotFound, ServiceUnavailable } from "./Errors.js"
+
+/** Bytes of PNG kept at most (a card is ~40 KB: a few hundred places). */
+export const CACHE_BYTES = 16 * 1024 * 1024
+
+export const NOT_HELD =
+  "No grades are held for this place today. Open the place on the site first; its card can be drawn once its weather is loaded."
+
+/** The card's token: the grade's token, the units and the layout version (a new layout is a new picture). */
+export const cardToken = (gradeToken: string, units: "metric" | "imperial") =>
+  Crypto.sha256Hex(`card:${CardSvg.VERSION}:${units}:${gradeToken}`).slice(0, 32)
+
+export const make = Effect.gen(function* () {
+  const views = yield* DataViews.DataViews
+  const cards = Lru.make<string, Uint8Array>({ capacity: 1_000, maxWeight: CACHE_BYTES, weigh: (png) => png.byteLength })
+  const flight = SingleFlight.make<Uint8Array, ServiceUnavailable>()
+  const oneAtATime = yield* Effect.makeSemaphore(1)
+
+  const draw = (token: string, plan: DataViews.Plan<Payloads.GradePayload>, units: "metric" | "imperial") =>
+    oneAtATime.withPermits(1)(
+      Effect.gen(function* () {
+        const grade = yield* plan.build
+        const rendered = yield* Effect.tryPromise({
+          try: () => CardPng.render(grade, units),
+          catch: (cause) => cause
+        }).pipe(
+          Effect.tapError((cause) => Effect.logWarning(`card for ${plan.cell.lat},${plan.cell.lon} not drawn`, cause)),
+          Effect.catchAll(() =>
+            failWithRetryAfter(new ServiceUnavailable({ detail: "The card could not be drawn in time; try again shortly." }), 5)
+          )
+        )
+        yield* Effect.logInfo(`card drawn in ${rendered.ms.toFixed(1)} ms`).pipe(
+          Effect.annotateLogs({ cell: `${plan.cell.lat},${plan.cell.lon}`, card_ms: Math.round(rendered.ms * 10) / 10 })
+        )
+        cards.set(token, rendered.png)
+        return rendered.png
+      })
+    )
+
+  return (query: DataQuery.Query) =>
+    Effect.gen(function* () {
+      const cell = yield* DataQuery.cell(query)
+      const units = yield* DataQuery.units(query)
+      const held = yield* views.heldGrade(cell)
+      if (Option.isNone(held)) return yield* new NotFound({ detail: NOT_HELD })
+      const token = cardToken(held.value.token, units)
+      const etag = weakEtag(token)
+      const headers = { etag, "cache-control": CACHE_CONTROL }
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (ifNoneMatchMatches(request.headers["if-none-match"], etag)) return HttpServerResponse.empty({ status: 304, headers })
+      // A drawing that finished while this request was on its way is not drawn again.
+      const png =
+        cards.get(token) ??
+        (yield* flight(
+          token,
+          Effect.suspend(() => {
+            const kept = cards.get(token)
+            return kept === undefined ? draw(token, held.value, units) : Effect.succeed(kept)
+          })
+        ))
+      return HttpServerResponse.uint8Array(png, { status: 200, contentType: "image/png", headers })
+    })
+})
+
+export const layer = HttpApiBuilder.group(Api, "card", (handlers) =>
+  Effect.map(make, (card) => handlers.handle("card", ({ urlParams }) => card(urlParams)))
+)
