@@ -160,6 +160,16 @@ export const go = (next: Partial<Address>, options: { readonly replace?: boolean
   void sync()
 }
 
+/** A place picked on the map, in the search, or from a link: a new history entry, today's view. */
+export const pick = (lat: number, lon: number) => go({ lat: Number(lat.toFixed(4)), lon: Number(lon.toFixed(4)), date: null })
+
+/** A day picked in the forecast, the calendar or the date field; the cell's today is no `date=`. */
+export const pickDate = (date: string) => go({ date: date === today.value ? null : date })
+
+/** The address of a place in the current units, for links that work in a new tab too. */
+export const hrefFor = (p: { readonly lat: number; readonly lon: number }) =>
+  formatAddress({ lat: p.lat, lon: p.lon, date: null, units: address.value.units })
+
 export const setUnits = (next: Units) => {
   units.value = next
   storeUnits(next)

@@ -122,6 +122,9 @@ layer(siteWorld(), { timeout: 180_000 })("loading the main page", (it) => {
         yield* Effect.promise(async () => {
           await page.goto(url(`/?lat=${lat}&lon=${lon}`))
           await waitForGrades(page)
+          // Everything the page fetches after the grades (its later parts, the map outlines) is in too.
+          await page.locator(".map-land").first().waitFor()
+          await page.getByRole("grid").waitFor()
         })
         const headline = yield* Effect.promise(() => page.locator(".grade-card").first().textContent())
         const seen = watchApi(page)

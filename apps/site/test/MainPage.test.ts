@@ -52,14 +52,24 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
         for (const card of cards) expect(card).toMatch(/(\d+(st|nd|rd|th) percentile|no percentile)/)
         expect(cards[0]).toMatch(/°C/)
         expect(cards[2]).toMatch(/ mm/)
+        // The sections below the grades and the calendar come in chunks of their own, after the grades.
+        yield* Effect.promise(() => page.getByRole("grid").waitFor({ timeout: 20_000 }))
         // One headline sentence per variable, in words.
         const sentences = yield* Effect.promise(() => page.locator(".grade-sentence").allTextContents())
         expect(sentences[0]).toMatch(/^(Today's high of −?\d+\.\d °C|Today's high)/)
         // The forecast strip: 16 days from today, each with three graded values.
         expect(yield* Effect.promise(() => page.locator(".fc-day").count())).toBe(16)
-        // The calendar: two years of days, each a grid cell whose name says date, value and percentile.
-        const cells = yield* Effect.promise(() => page.getByRole("gridcell").filter({ has: page.locator("xpath=self::*[@data-date]") }).count())
-        expect(cells).toBeGreaterThan(700)
+        // The calendar: a grid of two years of days, one row per month and one column per day of the
+        // month, drawn as one SVG (one path per colour), with only the focused day in the DOM.
+        const grid = page.getByRole("grid")
+        const [first, last] = (yield* Effect.promise(() => grid.getAttribute("aria-label")))!.split(" to ").map((d) => Date.parse(d.replace(/^.* by day, /, "").slice(4)))
+        expect((last! - first!) / 86_400_000).toBeGreaterThan(700)
+        expect(Number(yield* Effect.promise(() => grid.getAttribute("aria-rowcount")))).toBeGreaterThanOrEqual(24)
+        expect(yield* Effect.promise(() => grid.getAttribute("aria-colcount"))).toBe("31")
+        expect(yield* Effect.promise(() => page.getByRole("gridcell").count())).toBe(1)
+        expect(yield* Effect.promise(() => page.locator(".calendar-svg path").count())).toBeGreaterThan(1)
+        // The page stays well under Lighthouse's 1,400-element warning.
+        expect(yield* Effect.promise(() => page.evaluate(() => document.getElementsByTagName("*").length))).toBeLessThan(700)
         // The day view: one band chart per variable.
         expect(yield* Effect.promise(() => page.locator(".band-svg").count())).toBe(3)
         // Provenance.
@@ -254,6 +264,7 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
         yield* Effect.promise(async () => {
           await page.goto(url(`/?lat=${lat}&lon=${lon}`))
           await waitForGrades(page)
+          await page.getByRole("grid").waitFor()
         })
         const grid = page.getByRole("grid")
         // Exactly one cell is in the tab order: the roving tabindex.
@@ -371,6 +382,7 @@ layer(siteWorld(), { timeout: 120_000 })("the main page", (it) => {
             await waitForGrades(page)
             await page.locator(".band-svg").nth(2).waitFor()
             await page.locator(".map-land").first().waitFor()
+            await page.getByRole("grid").waitFor()
           })
           expect(yield* Effect.promise(() => noOverflow(page))).toBeLessThanOrEqual(0)
           expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])

@@ -2,7 +2,6 @@
  * One day against its history: for each variable the day's value on a line from the record low to the
  * record high, over the band where 80% of days fall (p10–p90), the middle half (p25–p75) and the median.
  */
-import { scaleLinear } from "d3-scale"
 import { inkOn, labelColor } from "../colors.js"
 import { formatNumber, formatValue, labelWords, ordinal, unitSymbol, VARIABLE_NAME, VARIABLES } from "../format.js"
 import type { DayGrade, DayPayload, Units, Variable } from "../payloads.js"
@@ -12,6 +11,12 @@ const HEIGHT = 92
 const TRACK_Y = 38
 /** Rough width of a 12px label, enough to tell whether two labels would overlap. */
 const textWidth = (text: string) => text.length * 6.8
+
+/** A value's position on the chart: a straight line through two points, which is all the chart needs of a scale. */
+const linear =
+  ([d0, d1]: readonly [number, number], [r0, r1]: readonly [number, number]) =>
+  (v: number): number =>
+    r0 + ((v - d0) / (d1 - d0)) * (r1 - r0)
 
 const year = (date: string | null) => (date === null ? "" : ` (${date.slice(0, 4)})`)
 
@@ -48,9 +53,7 @@ const BandChart = ({ variable, grade, units }: { variable: Variable; grade: DayG
   const hi = Math.max(...values)
   const pad = Math.max((hi - lo) * 0.04, 0.5)
   const margin = 12
-  const x = scaleLinear()
-    .domain([variable === "precip" ? Math.max(0, lo - pad) : lo - pad, hi + pad])
-    .range([margin, Math.max(width - margin, margin + 10)])
+  const x = linear([variable === "precip" ? Math.max(0, lo - pad) : lo - pad, hi + pad], [margin, Math.max(width - margin, margin + 10)])
   const num = (v: number) => formatNumber(v, grade.unit, units)
   const sym = unitSymbol(grade.unit, units)
   const valueX = grade.value === null ? null : x(grade.value)

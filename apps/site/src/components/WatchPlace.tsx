@@ -2,12 +2,14 @@
  * "Watch this place" on the main page (CONTRACT.md §9): for a signed-in user, three kinds (heat, cold,
  * wet; all on at first) and a button that watches the shown cell, or changes the kinds once it is
  * watched; for a visitor, a link to sign in. Whether the visitor is signed in is asked once per page,
- * and only when the account page last saw this browser signed in (storage.ts).
+ * and only when the account page last saw this browser signed in (storage.ts); otherwise the page
+ * shows the link without loading this module.
  */
 import { signal } from "@preact/signals"
 import { useEffect, useState } from "preact/hooks"
 import { getJson } from "../api.js"
 import { maybeSignedIn, rememberSignedIn } from "../storage.js"
+import { SignInToWatch } from "./SignInToWatch.js"
 import {
   type AlertsConfig,
   isCell,
@@ -93,12 +95,7 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon }: { lat: number; lon: n
     }
   }, [signedIn, cellLat, cellLon])
 
-  if (session.value === "visitor")
-    return (
-      <p class="watch-place">
-        <a href="alerts">Sign in to watch this place</a>
-      </p>
-    )
+  if (session.value === "visitor") return <SignInToWatch />
   if (!signedIn) return null
   if (watch === undefined) return <p class="watch-place muted">Checking your watched places…</p>
 

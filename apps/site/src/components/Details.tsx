@@ -1,0 +1,133 @@
+/**
+ * Everything of a place below today's grades: the coming 16 days, the day view with its date field,
+ * the two-year calendar and the provenance. A chunk of its own, fetched once the grades show; the
+ * calendar's drawing and keyboard model are a further chunk.
+ */
+import { useSignal } from "@preact/signals"
+import { lazy } from "../lazy.js"
+import { longDate, sinceYearOf, VARIABLE_NAME, VARIABLES } from "../format.js"
+import type { Variable } from "../payloads.js"
+import { address, dayFailure, dayLoading, go, pickDate, place, shownDay, today, units } from "../state.js"
+import { DayView } from "./DayView.js"
+import { ForecastStrip } from "./ForecastStrip.js"
+import { Legend } from "./Legend.js"
+import { Provenance } from "./Provenance.js"
+import { Section } from "./Section.js"
+
+const CalendarHeatmap = lazy(
+  () => import("./CalendarHeatmap.js").then((m) => m.CalendarHeatmap),
+  () => <div class="calendar-pending" />
+)
+
+/** Any day of the record or the forecast, e.g. a birthday in 1975. */
+const DatePicker = ({ selected, min, max }: { selected: string | null; min: string; max: string }) => {
+  const value = useSignal(selected ?? "")
+  const submit = (event: Event) => {
+    event.preventDefault()
+    if (/^\d{4}-\d{2}-\d{2}$/.test(value.value)) pickDate(value.value)
+  }
+  return (
+    <form class="datepicker" onSubmit={submit}>
+      <label>
+        Show another day
+        <input
+          type="date"
+          min={min}
+          max={max}
+          value={value.value}
+          onInput={(e) => {
+            value.value = (e.currentTarget as HTMLInputElement).value
+          }}
+        />
+      </label>
+      <button type="submit" class="button">
+        Open day
+      </button>
+      {selected !== null && selected !== today.value && (
+        <button type="button" class="button" onClick={() => go({ date: null })}>
+          Back to today
+        </button>
+      )}
+    </form>
+  )
+}
+
+export const Details = () => {
+  const p = place.value
+  const calendarVariable = useSignal<Variable>("tmax")
+  if (p === null) return null
+  const u = units.value
+  const day = shownDay.value
+  const todayDay = p.day.data
+  const n = todayDay.variables.tmax.climatology.n
+  const sinceYear = sinceYearOf(Math.max(n, todayDay.variables.tmin.climatology.n), todayDay.date)
+  const selected = day?.data.date ?? null
+  return (
+    <>
+      {p.forecast !== null && (
+        <Section
+          id="forecast"
+          title="The next 16 days"
+          intro="Each value on the colour of its grade against the same dates in other years. Choose a day to see it in detail."
+        >
+          <ForecastStrip forecast={p.forecast.data} units={u} selected={selected} today={today.value} onPick={pickDate} />
+          <Legend variable="tmax" records={false} />
+          <Legend variable="precip" records={false} />
+        </Section>
+      )}
+      <Section id="day" title={day === null ? "The day" : `The day: ${longDate(day.data.date)}`}>
+        <div aria-live="polite" aria-busy={dayLoading.value}>
+          {dayLoading.value && <p class="muted">Loading {address.value.date}…</p>}
+          {dayFailure.value !== null && <p class="error-text">That day could not be loaded: {dayFailure.value}</p>}
+        </div>
+        {day !== null && <DayView day={day.data} units={u} />}
+        <DatePicker
+          key={selected ?? "today"}
+          selected={selected}
+          min={sinceYear === null ? "1940-01-01" : `${sinceYear}-01-01`}
+          max={p.forecast?.data.days.at(-1)?.date ?? todayDay.date}
+        />
+      </Section>
+      <Section
+        id="calendar"
+        title="The last two years"
+        intro="Every day since two years ago, coloured by how it ranked among the same dates in other years. Choose a day to open it."
+      >
+        <fieldset class="toggle">
+          <legend class="sr-only">Show in the calendar</legend>
+          {VARIABLES.map((v) => (
+            <label key={v} class={calendarVariable.value === v ? "is-on" : ""}>
+              <input
+                type="radio"
+                name="calendar-variable"
+                value={v}
+                checked={calendarVariable.value === v}
+                onChange={() => {
+                  calendarVariable.value = v
+                }}
+              />
+              {VARIABLE_NAME[v]}
+            </label>
+          ))}
+        </fieldset>
+        <CalendarHeatmap
+          calendar={p.calendar.data}
+          units={u}
+          variable={calendarVariable.value}
+          selected={selected}
+          onPick={pickDate}
+        />
+        <Legend variable={calendarVariable.value === "precip" ? "precip" : "tmax"} records={false} />
+      </Section>
+      <Section id="about" title="About these numbers">
+        <Provenance
+          cell={p.cell}
+          recordEnd={p.calendar.data.end}
+          sinceYear={sinceYear}
+          n={n}
+          issued={p.grade?.data.issued ?? p.forecast?.data.issued ?? null}
+        />
+      </Section>
+    </>
+  )
+}
