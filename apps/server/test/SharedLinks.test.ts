@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { inflateSync } from "node:zlib"
 import { describe, expect, layer } from "@effect/vitest"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
-import { backends, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { backends, Chromium, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -44,9 +44,10 @@ const world = (backend: (typeof backends)[number]) =>
       const geocoder = yield* FakeNominatim.make
       geocoder.addresses.set("38.75,-9.25", { city: "Lisboa", country: "Portugal", country_code: "pt" })
       const env = { ...FakeEnv.upstreams(weather, geocoder), HISTORY_START: "1980-01-01" }
-      return Layer.merge(
+      return Layer.mergeAll(
         testServerLayer(env, backend.layer, { siteDirectory: fixtureSite() }),
-        Layer.succeed(World, { weather, geocoder })
+        Layer.succeed(World, { weather, geocoder }),
+        Chromium.layer
       )
     })
   )
@@ -96,6 +97,27 @@ export const decodePng = (bytes: Uint8Array) => {
 }
 
 const lisbon = "lat=38.72&lon=-9.14"
+
+const text = (answer: Answer) => new TextDecoder().decode(answer.bytes)
+
+const unescapeHtml = (s: string) =>
+  s.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]!)
+
+/** The head's title and meta values, read back from the HTML (values unescaped). */
+const headOf = (html: string) => {
+  const head = html.slice(0, html.indexOf("</head>"))
+  const metas: Record<string, string> = {}
+  for (const m of head.matchAll(/<meta (name|property)="([^"]+)" content="([^"]*)">/g)) metas[m[2]!] = unescapeHtml(m[3]!)
+  return { title: unescapeHtml(/<title>([^<]*)<\/title>/.exec(head)?.[1] ?? ""), titles: head.split("<title>").length - 1, metas }
+}
+
+/** CONTRACT.md §8: scripts only from files, whatever the head holds. */
+const expectStrictPage = (answer: Answer) => {
+  const csp = answer.headers.get("content-security-policy") ?? ""
+  expect(csp).toMatch(/(^|;\s*)script-src 'self'(;|$)/)
+  expect(csp).not.toMatch(/unsafe-inline|nonce-|sha256-/)
+  for (const tag of text(answer).matchAll(/<script\b[^>]*>/g)) expect(tag[0]).toMatch(/\ssrc="/)
+}
 
 for (const backend of backends) {
   describe(`shared links on ${backend.name}`, () => {
@@ -150,6 +172,173 @@ for (const backend of backends) {
           expect(decodePng(imperial.bytes)).toEqual({ width: 1200, height: 630 })
           expect(yield* upstreamCalls).toBe(before)
         }))
+
+      it.effect("a place page for a cell not held: the page's generic title and description, og tags without an image, no upstream call", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const before = yield* upstreamCalls
+          const page = yield* get("/?lat=-33.86&lon=151.21&name=Sydney")
+          expect(page.status).toBe(200)
+          expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8")
+          expectStrictPage(page)
+          const { title, titles, metas } = headOf(text(page))
+          expect(titles).toBe(1)
+          expect(title).toBe(TITLE)
+          expect(metas).toEqual({
+            description: DESCRIPTION,
+            "og:type": "website",
+            "og:site_name": "Climate grade",
+            "og:title": TITLE,
+            "og:description": DESCRIPTION,
+            "og:url": server.url("/?lat=-33.86&lon=151.21&name=Sydney"),
+            "twitter:card": "summary"
+          })
+          // Not a place at all: the same words, the site's own address.
+          const nowhere = headOf(text(yield* get("/?lat=999&lon=1")))
+          expect(nowhere.metas["og:url"]).toBe(server.url("/"))
+          expect(nowhere.title).toBe(TITLE)
+          expect(yield* upstreamCalls).toBe(before)
+        }))
+
+      it.effect("a place page for a held cell names the place and today's grades; og:image is its card, absolute", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          expect((yield* get(`/api/v2/cell?${lisbon}`)).status).toBe(200)
+          const grade = JSON.parse(text(yield* get(`/api/v2/grade?${lisbon}`))) as {
+            date: string
+            variables: Record<"tmax" | "tmin" | "precip", { value: number; percentile: number }>
+          }
+          const before = yield* upstreamCalls
+          const page = yield* get(`/?${lisbon}&units=metric&date=${grade.date}`)
+          expect(page.status).toBe(200)
+          expectStrictPage(page)
+          const { title, metas } = headOf(text(page))
+          expect(title).toMatch(/^Lisboa, PT today: .+ — Climate grade$/)
+          const high = `${grade.variables.tmax.value.toFixed(1).replace("-", "−")} °C`
+          const low = `${grade.variables.tmin.value.toFixed(1).replace("-", "−")} °C`
+          for (const value of [`high ${high}`, `low ${low}`, "precipitation ", " percentile, ", "Lisboa, PT"]) {
+            expect(metas.description).toContain(value)
+          }
+          expect(metas["og:description"]).toBe(metas.description)
+          expect(metas["og:title"]).toBe(title.replace(" — Climate grade", ""))
+          expect(metas["og:url"]).toBe(server.url(`/?lat=38.72&lon=-9.14&date=${grade.date}&units=metric`))
+          expect(metas["og:image"]).toBe(server.url("/api/v2/card.png?lat=38.75&lon=-9.25"))
+          expect(metas["og:image:width"]).toBe("1200")
+          expect(metas["og:image:height"]).toBe("630")
+          expect(metas["og:image:type"]).toBe("image/png")
+          expect(metas["og:image:alt"]).toMatch(/^Lisboa, PT, .+: High .+ °C/)
+          expect(metas["twitter:card"]).toBe("summary_large_image")
+          expect(metas["og:site_name"]).toBe("Climate grade")
+          const card = yield* get(new URL(metas["og:image"]!).pathname + new URL(metas["og:image"]!).search)
+          expect(card.status).toBe(200)
+          expect(decodePng(card.bytes)).toEqual({ width: 1200, height: 630 })
+          // In imperial units when the address asks for them, and so is the card.
+          const imperial = headOf(text(yield* get(`/?${lisbon}&units=imperial`)))
+          expect(imperial.metas.description).toContain("°F")
+          expect(imperial.metas["og:image"]).toBe(server.url("/api/v2/card.png?lat=38.75&lon=-9.25&units=imperial"))
+          expect(yield* upstreamCalls).toBe(before)
+        }))
+
+      it.effect("the page's ETag follows its head: 304 on a match, another for another head, and a new one when the place is labeled", () =>
+        Effect.gen(function* () {
+          const { geocoder } = yield* World
+          const plain = yield* get("/")
+          const held = yield* get(`/?${lisbon}`)
+          const named = yield* get(`/?${lisbon}&name=Lisbon`)
+          const etags = [plain, held, named].map((a) => a.headers.get("etag"))
+          expect(new Set(etags).size).toBe(3)
+          expect((yield* get(`/?${lisbon}`)).headers.get("etag")).toBe(etags[1])
+          for (const header of [etags[1]!, `"x", ${etags[1]}`]) {
+            const revalidated = yield* get(`/?${lisbon}`, { "if-none-match": header })
+            expect(revalidated.status).toBe(304)
+            expect(revalidated.bytes.byteLength).toBe(0)
+            expect(revalidated.headers.get("etag")).toBe(etags[1])
+          }
+          expect((yield* get(`/?${lisbon}&name=Lisbon`, { "if-none-match": etags[1]! })).status).toBe(200)
+          // A cell loaded while the geocoder fails shows its coordinates; labeled later, its head changes.
+          geocoder.failing.add("52.50,13.50")
+          expect((yield* get("/api/v2/grade?lat=52.52&lon=13.40")).status).toBe(200)
+          const unlabeled = yield* get("/?lat=52.52&lon=13.40")
+          expect(headOf(text(unlabeled)).title).toMatch(/^52\.50°N 13\.50°E today: /)
+          geocoder.failing.delete("52.50,13.50")
+          geocoder.addresses.set("52.50,13.50", { city: "Berlin", country_code: "de" })
+          for (let i = 0; i < 50 && !/"Berlin, DE"/.test(text(yield* get("/api/v2/grade?lat=52.52&lon=13.40"))); i++) {
+            yield* Effect.sleep("100 millis")
+          }
+          const labeled = yield* get("/?lat=52.52&lon=13.40", { "if-none-match": unlabeled.headers.get("etag")! })
+          expect(labeled.status).toBe(200)
+          expect(headOf(text(labeled)).title).toMatch(/^Berlin, DE today: /)
+          expect(labeled.headers.get("etag")).not.toBe(unlabeled.headers.get("etag"))
+        }))
+
+      it.effect("a hostile name is text: escaped in every value, read back whole by a browser, nothing injected", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const browser = yield* Chromium.Chromium
+          const hostile = `</title><script>alert(1)</script>"><img src=x onerror=alert(2)>&amp; 'Lisbon'`
+          const url = `/?${lisbon}&name=${encodeURIComponent(hostile)}`
+          const page = yield* get(url)
+          const html = text(page)
+          expect(html).not.toContain("<script>alert")
+          expect(html).not.toContain("<img")
+          const { title, titles, metas } = headOf(html)
+          expect(titles).toBe(1)
+          expect(title.startsWith(`${hostile} today: `)).toBe(true)
+          expect(metas["og:title"]!.startsWith(`${hostile} today: `)).toBe(true)
+          expect(metas.description).toContain(`${hostile} (Lisboa, PT)`)
+          expect(new URL(metas["og:url"]!).searchParams.get("name")).toBe(hostile)
+          const { page: tab, log } = yield* Chromium.scopedPage(browser)
+          const seen = yield* Effect.promise(async () => {
+            const dialogs: Array<string> = []
+            tab.on("dialog", (d) => {
+              dialogs.push(d.message())
+              void d.dismiss()
+            })
+            await tab.goto(server.url(url))
+            return {
+              dialogs,
+              title: await tab.title(),
+              ogTitle: await tab.locator('meta[property="og:title"]').getAttribute("content"),
+              scripts: await tab.locator("script").count(),
+              images: await tab.locator("img").count()
+            }
+          })
+          expect(seen.dialogs).toEqual([])
+          expect(seen.title).toBe(title)
+          expect(seen.ogTitle).toBe(metas["og:title"])
+          expect(seen.scripts).toBe(1)
+          expect(seen.images).toBe(0)
+          // The page ran its own script only (its one 404 is the browser's favicon.ico).
+          expect(log.errors.filter((e) => !e.includes("404"))).toEqual([])
+        }).pipe(Effect.scoped))
     })
   })
 }
+
+describe("shared links behind a public origin and a base path", () => {
+  layer(
+    Layer.unwrapScoped(
+      Effect.gen(function* () {
+        const weather = yield* FakeOpenMeteo.make
+        const geocoder = yield* FakeNominatim.make
+        const env = {
+          ...FakeEnv.upstreams(weather, geocoder),
+          HISTORY_START: "1980-01-01",
+          PUBLIC_ORIGIN: "https://grades.example.org",
+          BASE_PATH: "/climate"
+        }
+        return testServerLayer(env, backends[0]!.layer, { siteDirectory: fixtureSite() })
+      })
+    ),
+    { timeout: 120_000 }
+  )((it) => {
+    it.effect("og:url and og:image are made from PUBLIC_ORIGIN and BASE_PATH, whatever Host the client sends", () =>
+      Effect.gen(function* () {
+        expect((yield* get(`/climate/api/v2/cell?${lisbon}`)).status).toBe(200)
+        const { metas } = headOf(text(yield* get(`/climate/?${lisbon}`, { host: "evil.example" })))
+        expect(metas["og:url"]).toBe("https://grades.example.org/climate/?lat=38.72&lon=-9.14")
+        expect(metas["og:image"]).toBe("https://grades.example.org/climate/api/v2/card.png?lat=38.75&lon=-9.25")
+        expect((yield* get("/climate/api/v2/card.png?lat=38.75&lon=-9.25")).status).toBe(200)
+      }))
+  })
+})

@@ -72,7 +72,6 @@ describe("the site at the root", () => {
         const { origin } = yield* TestServer
         for (const [path, body] of [
           ["/", MAIN],
-          ["/?lat=47.6&lon=-122.3&date=2024-01-05", MAIN],
           ["/alerts", ACCOUNT],
           ["/alerts?oauth=linked&provider=chat", ACCOUNT]
         ] as const) {
@@ -89,6 +88,13 @@ describe("the site at the root", () => {
         const main = yield* raw(origin, "/")
         const account = yield* raw(origin, "/alerts")
         expect(main.headers.etag).not.toBe(account.headers.etag)
+        // A place's address is the same page with a head of its own (SharedLinks.test.ts says what is in it).
+        const place = yield* raw(origin, "/?lat=47.6&lon=-122.3&date=2024-01-05")
+        expect(place.status).toBe(200)
+        expectSecurityHeaders(place.headers)
+        const body = place.body.toString()
+        expect(body.slice(body.indexOf("<script"))).toBe(MAIN.slice(MAIN.indexOf("<script")))
+        expect(body).toContain('<meta property="og:url"')
       }))
 
     it.effect("If-None-Match with the ETag (weakly, in a list, or *) answers an empty 304; another tag the page", () =>

@@ -17,6 +17,7 @@ import * as FrontDoor from "./FrontDoor.js"
 import { HttpSettings, type ProviderPage } from "./HttpSettings.js"
 import * as MetricsRoute from "./MetricsRoute.js"
 import * as OAuthHttp from "./OAuthHttp.js"
+import * as PlacePage from "./PlacePage.js"
 import * as PlacesHttp from "./PlacesHttp.js"
 import * as Pages from "./Pages.js"
 import * as RequestBody from "./RequestBody.js"
@@ -59,7 +60,9 @@ const httpsOrigin = (publicOrigin: Option.Option<string>) =>
 export const serve = (options: ServeOptions) =>
   Layer.scoped(
     HttpServer.HttpServer,
-    Effect.flatMap(HttpApiBuilder.httpApp, (app) =>
+    Effect.flatMap(
+      Effect.all([HttpApiBuilder.httpApp, PlacePage.make({ basePath: options.basePath, publicOrigin: options.publicOrigin })]),
+      ([app, placePage]) =>
       FrontDoor.make(
         app.pipe(
           normalizeErrors,
@@ -68,7 +71,7 @@ export const serve = (options: ServeOptions) =>
           Compression.middleware,
           RequestBody.middleware,
           mountAt(options.basePath, { https: httpsOrigin(options.publicOrigin) }),
-          Site.middleware(options.basePath, options.site)
+          Site.middleware(options.basePath, options.site, placePage)
         ),
         {
           basePath: options.basePath,

@@ -141,7 +141,7 @@ export const load = (directory: string): Effect.Effect<Site | MissingSite> =>
     return { _tag: "Site", directory, files }
   })
 
-const escapeHtml = (s: string) =>
+export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
 /** A small page of our own for 404 and a missing build: no script, no style, a way back home. */
@@ -168,7 +168,7 @@ const html = (status: number, body: Uint8Array) =>
     headers: { ...SECURITY_HEADERS, "cache-control": CACHE_CONTROL }
   })
 
-const serveFile = (request: HttpServerRequest.HttpServerRequest, file: SiteFile) => {
+export const serveFile = (request: HttpServerRequest.HttpServerRequest, file: SiteFile) => {
   const headers = { ...SECURITY_HEADERS, etag: file.etag, "cache-control": CACHE_CONTROL, vary: VARY }
   if (ifNoneMatchMatches(request.headers["if-none-match"], file.etag)) {
     return HttpServerResponse.empty({ status: 304, headers })
@@ -186,7 +186,12 @@ const serveFile = (request: HttpServerRequest.HttpServerRequest, file: SiteFile)
  * anything outside `basePath` go on to `app`.
  */
 export const middleware =
-  (basePath: string, site: Site | MissingSite) =>
+  (
+    basePath: string,
+    site: Site | MissingSite,
+    /** The main page for a place's address (`/?lat=..`), with a head of its own (PlacePage). */
+    placePage?: (request: HttpServerRequest.HttpServerRequest, file: SiteFile) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+  ) =>
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> => {
     const notFound = messagePage(basePath, "Page not found", "There is no page at this address.")
     const notBuilt = messagePage(
@@ -221,6 +226,7 @@ export const middleware =
       }
       if (site._tag === "MissingSite") return Effect.succeed(html(503, notBuilt))
       const file = site.files.get(path.slice(basePath.length))
+      if (file !== undefined && placePage !== undefined && query >= 0 && path === `${basePath}/`) return placePage(request, file)
       return Effect.succeed(file === undefined ? html(404, notFound) : serveFile(request, file))
     })
   }

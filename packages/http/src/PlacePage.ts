@@ -1,0 +1,212 @@
+/**
+ * The main page for a place's address (`{BASE_PATH}/?lat=..&lon=..`) with a head of its own, so a
+ * link pasted into a chat previews as the place and its grades (CONTRACT.md §8 "Shared links
+ * preview"): `<title>`, `<meta name="description">`, Open Graph and Twitter tags, made from the
+ * grade the server already holds for the cell (the core's `heldGrade`: never an upstream or
+ * geocoder call). A cell not held gets the page's own generic title and description, and no
+ * image. The body is the built page unchanged: no inline script, so the CSP stays strict.
+ *
+ * Every value placed in the HTML is escaped; `name=` (the place name the user picked) is user
+ * input and goes through `PlaceName.parse` first. A request costs lookups: the record is in
+ * memory once the cell was loaded, the grade payload is kept by its token and the page (with its
+ * gzip and ETag, a hash of its bytes, so the ETag changes whenever the head does) by its head.
+ */
+import type { HttpServerRequest } from "@effect/platform"
+import { CardSvg, ShareText, type Words } from "@climate-grade/card"
+import { type Cell, CivilDate, DataViews, Lru, type Payloads, PlaceName } from "@climate-grade/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { API_PREFIX } from "./Api.js"
+import * as DataQuery from "./DataQuery.js"
+import { host, scheme } from "./RequestInfo.js"
+import { escapeHtml, fileOf, type SiteFile, serveFile } from "./Site.js"
+
+export interface PlacePageOptions {
+  readonly basePath: string
+  /** When set, absolute addresses (og:url, og:image) are made from it, as `redirect_uri`s are. */
+  readonly publicOrigin: Option.Option<string>
+}
+
+/** The built page split around its `<title>` and description, and their generic text. */
+interface Template {
+  readonly before: string
+  readonly after: string
+  readonly title: string
+  readonly description: string
+}
+
+const TITLE = /<title>([\s\S]*?)<\/title>\s*/i
+const DESCRIPTION = /<meta\s+name="description"\s+content="([^"]*)"\s*\/?>\s*/i
+
+const unescapeHtml = (s: string) =>
+  s.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]!)
+
+const templateOf = (file: SiteFile): Template => {
+  let html = new TextDecoder().decode(file.body)
+  const title = TITLE.exec(html)
+  const description = DESCRIPTION.exec(html)
+  if (description !== null) html = html.replace(DESCRIPTION, "")
+  const at = TITLE.exec(html)
+  // Where the head goes: the page's own title, else just before </head>.
+  const cut = at?.index ?? Math.max(0, html.search(/<\/head>/i))
+  return {
+    before: html.slice(0, cut),
+    after: at === null ? html.slice(cut) : html.slice(cut + at[0].length),
+    title: unescapeHtml(title?.[1]?.trim() ?? ShareText.SITE_NAME),
+    description: unescapeHtml(description?.[1] ?? "")
+  }
+}
+
+/** What the address asks for, each value checked; `cell` is None when the coordinates are not a place. */
+export interface Address {
+  /** The coordinates as written (checked numbers in range) and their cell. */
+  readonly place: Option.Option<{ readonly lat: number; readonly lon: number; readonly cell: Cell.Cell }>
+  readonly name: string | null
+  readonly date: string | null
+  readonly units: Words.Units | null
+}
+
+const one = (params: URLSearchParams, key: string) => {
+  const all = params.getAll(key)
+  return all.length === 1 ? all[0]! : undefined
+}
+
+export const addressOf = (params: URLSearchParams): Address => {
+  const query = { lat: one(params, "lat"), lon: one(params, "lon") }
+  const cell = Effect.runSync(Effect.option(DataQuery.cell(query)))
+  const date = one(params, "date")
+  const units = one(params, "units")
+  return {
+    place: Option.map(cell, (c) => ({ lat: Number(query.lat), lon: Number(query.lon), cell: c })),
+    name: PlaceName.parse(one(params, "name")),
+    date: date !== undefined && Option.isSome(CivilDate.parse(date)) ? date : null,
+    units: units === "metric" || units === "imperial" ? units : null
+  }
+}
+
+/** The address again, from the checked values only (nothing the client wrote goes back unchecked). */
+const pageQuery = (address: Address, coordinates: { readonly lat: number; readonly lon: number }) => {
+  const params = new URLSearchParams({ lat: String(coordinates.lat), lon: String(coordinates.lon) })
+  if (address.name !== null) params.set("name", address.name)
+  if (address.date !== null) params.set("date", address.date)
+  if (address.units !== null) params.set("units", address.units)
+  return params.toString()
+}
+
+const meta = (attribute: "name" | "property", key: string, value: string) =>
+  `<meta ${attribute}="${key}" content="${escapeHtml(value)}">`
+
+export interface Head {
+  readonly title: string
+  readonly description: string
+  readonly ogTitle: string
+  readonly url: string
+  readonly image: { readonly url: string; readonly alt: string } | null
+}
+
+/** The head's HTML: every value escaped. */
+export const renderHead = (head: Head): string =>
+  [
+    `<title>${escapeHtml(head.title)}</title>`,
+    ...(head.description === "" ? [] : [meta("name", "description", head.description)]),
+    meta("property", "og:type", "website"),
+    meta("property", "og:site_name", ShareText.SITE_NAME),
+    meta("property", "og:title", head.ogTitle),
+    ...(head.description === "" ? [] : [meta("property", "og:description", head.description)]),
+    meta("property", "og:url", head.url),
+    ...(head.image === null
+      ? [meta("name", "twitter:card", "summary")]
+      : [
+          meta("property", "og:image", head.image.url),
+          meta("property", "og:image:type", "image/png"),
+          meta("property", "og:image:width", String(CardSvg.WIDTH)),
+          meta("property", "og:image:height", String(CardSvg.HEIGHT)),
+          meta("property", "og:image:alt", head.image.alt),
+          meta("name", "twitter:card", "summary_large_image")
+        ])
+  ].join("\n") + "\n"
+
+/** Pages kept (with their gzip), by head, at most this many bytes. */
+const PAGE_BYTES = 4 * 1024 * 1024
+
+export const make = (options: PlacePageOptions) =>
+  Effect.gen(function* () {
+    const views = yield* DataViews.DataViews
+    const templates = new WeakMap<SiteFile, Template>()
+    const grades = Lru.make<string, Payloads.GradePayload>({ capacity: 2_000 })
+    const pages = Lru.make<string, SiteFile>({
+      capacity: 2_000,
+      maxWeight: PAGE_BYTES,
+      weigh: (page) => page.body.byteLength + (page.gzip?.byteLength ?? 0)
+    })
+
+    /** Today's grade payload as held, kept by its token (built once: three values graded). */
+    const heldPayload = (cell: Cell.Cell) =>
+      Effect.flatMap(views.heldGrade(cell), (plan) =>
+        Option.match(plan, {
+          onNone: () => Effect.succeed(Option.none<Payloads.GradePayload>()),
+          onSome: (p) => {
+            const kept = grades.get(p.token)
+            if (kept !== undefined) return Effect.succeedSome(kept)
+            return Effect.map(p.build, (payload) => {
+              grades.set(p.token, payload)
+              return Option.some(payload)
+            })
+          }
+        })
+      ).pipe(
+        // The page never fails for its head: with the database down it says what any page says.
+        Effect.catchAllCause((cause) =>
+          Effect.as(Effect.logWarning("a place page's head fell back to the generic text", cause), Option.none())
+        )
+      )
+
+    return (request: HttpServerRequest.HttpServerRequest, file: SiteFile) =>
+      Effect.gen(function* () {
+        let template = templates.get(file)
+        if (template === undefined) {
+          template = templateOf(file)
+          templates.set(file, template)
+        }
+        const origin = Option.getOrElse(options.publicOrigin, () => `${scheme(request)}://${host(request)}`)
+        const site = `${origin}${options.basePath}/`
+        const address = addressOf(new URL(request.url, "http://site").searchParams)
+        const generic = (url: string): Head => ({
+          title: template.title,
+          description: template.description,
+          ogTitle: template.title,
+          url,
+          image: null
+        })
+        const head = yield* Option.match(address.place, {
+          onNone: () => Effect.succeed(generic(site)),
+          onSome: (place) =>
+            Effect.map(heldPayload(place.cell), (payload): Head => {
+              const url = `${site}?${pageQuery(address, place)}`
+              if (Option.isNone(payload)) return generic(url)
+              const grade = payload.value
+              const units = address.units ?? "metric"
+              const text = ShareText.forGrade(grade, address.name, units)
+              const image = new URLSearchParams({ lat: grade.cell.lat.toFixed(2), lon: grade.cell.lon.toFixed(2) })
+              if (units === "imperial") image.set("units", units)
+              return {
+                title: text.title,
+                description: text.description,
+                ogTitle: text.headline,
+                url,
+                image: { url: `${origin}${options.basePath}${API_PREFIX}/card.png?${image}`, alt: text.imageAlt }
+              }
+            })
+        })
+        const html = renderHead(head)
+        const key = `${file.etag}\n${html}`
+        let page = pages.get(key)
+        if (page === undefined) {
+          page = fileOf("index.html", new TextEncoder().encode(`${template.before}${html}${template.after}`))
+          pages.set(key, page)
+        }
+        return serveFile(request, page)
+      })
+  })
+
+export type PlacePage = Effect.Effect.Success<ReturnType<typeof make>>
