@@ -2,6 +2,8 @@
  * Grading checked against an independent implementation: scipy's percentileofscore and numpy's
  * median_unbiased quantiles, with the sample rule written again in Python (reference.py), on
  * random samples with ties, a synthetic 45-year record, and the real Seattle record of 2012–2015.
+ * The trend's yearly statistics and period rankings likewise, against numpy's means and sums
+ * over datetime64 years and spans shifted with Python's datetime, on generated records.
  * CI installs Debian's python3-scipy; elsewhere the test is skipped when scipy is missing.
  */
 import { execFileSync } from "node:child_process"
@@ -9,7 +11,7 @@ import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { CivilDate, Grader, Percentile, Sample } from "@climate-grade/core"
+import { CivilDate, Grader, Percentile, Sample, Trend } from "@climate-grade/core"
 import * as Option from "effect/Option"
 
 const PYTHON = "/usr/bin/python3"
@@ -121,4 +123,77 @@ describe.runIf(hasScipy)("grading against scipy and numpy", () => {
     const targets = Array.from({ length: 731 }, (_, i) => CivilDate.fromYmd({ year: 2015, month: 1, day: 1 }) + i)
     compareRecord(record, targets)
   }, 120_000)
+
+  const trendCase = (from: CivilDate.Ymd, to: CivilDate.Ymd, missing: (day: number) => boolean) => {
+    const start = CivilDate.fromYmd(from)
+    const n = CivilDate.fromYmd(to) - start + 1
+    const series = (base: number, swing: number, noise: number) =>
+      Float64Array.from({ length: n }, (_, i) =>
+        missing(start + i) || random() < 0.002
+          ? Number.NaN
+          : Math.round((base + i / 3000 + swing * Math.sin((2 * Math.PI * i) / 365.25) + random() * noise) * 10) / 10
+      )
+    const precip = series(0, 0, 8).map((v) => (Number.isNaN(v) ? v : Math.max(0, Math.round((v - 4) ** 3) / 10)))
+    // The last day holds values: the record ends there.
+    const record = { start, tmax: series(14, 10, 6), tmin: series(4, 8, 6), precip }
+    for (const v of ["tmax", "tmin", "precip"] as const) record[v][n - 1] = 1
+    return record
+  }
+
+  type Standing = { value: number | null; rank: number | null; of: number; highest: unknown; lowest: unknown; exact: number | null }
+  interface TrendAnswer {
+    first: string
+    last: string
+    years: Array<Record<string, number | null>>
+    periods: Record<string, { from: string; to: string; variables: Record<string, Standing> }>
+  }
+
+  const compareTrend = (record: ReturnType<typeof trendCase>) => {
+    const values = (v: "tmax" | "tmin" | "precip") => Array.from(record[v], (x) => (Number.isNaN(x) ? null : x))
+    const expected = python<TrendAnswer>({
+      kind: "trend",
+      start: CivilDate.format(record.start),
+      tmax: values("tmax"),
+      tmin: values("tmin"),
+      precip: values("precip")
+    })
+    const ours = Trend.build(record)
+    expect([CivilDate.format(ours.first), CivilDate.format(ours.last)]).toEqual([expected.first, expected.last])
+    expect(ours.years).toEqual(
+      expected.years.map(({ days, precip, tmax, tmin, year }) => ({ year, days, tmax, tmin, precip }))
+    )
+    // The unrounded numpy statistic lies within half a tenth of ours.
+    for (const [i, year] of expected.years.entries()) {
+      for (const v of ["tmax", "tmin", "precip"] as const) {
+        const exact = year[`${v}_exact`]
+        if (exact !== null && exact !== undefined) expect(Math.abs(ours.years[i]![v]! - exact)).toBeLessThanOrEqual(0.05 + 1e-9)
+      }
+    }
+    for (const name of ["month", "season", "year"] as const) {
+      const period = expected.periods[name]!
+      expect([CivilDate.format(ours.periods[name].span.from), CivilDate.format(ours.periods[name].span.to)]).toEqual([period.from, period.to])
+      for (const v of ["tmax", "tmin", "precip"] as const) {
+        const { exact: _, ...standing } = period.variables[v]!
+        expect([name, v, ours.periods[name].variables[v]]).toEqual([name, v, standing])
+      }
+    }
+    return { ours, expected }
+  }
+
+  it("trend: 85 years from 1940 ending on 29 February, with gaps and a short year, against numpy", () => {
+    const gap = [CivilDate.fromYmd({ year: 1957, month: 4, day: 1 }), CivilDate.fromYmd({ year: 1957, month: 7, day: 1 })]
+    const { ours } = compareTrend(
+      trendCase({ year: 1940, month: 1, day: 1 }, { year: 2024, month: 2, day: 29 }, (day) => day >= gap[0]! && day < gap[1]!)
+    )
+    // The comparison is not empty: many years ranked, the short year has no statistics.
+    expect(ours.periods.month.variables.tmax.of).toBeGreaterThan(60)
+    expect(ours.years.find((y) => y.year === 1957)!.tmax).toBeNull()
+    expect(ours.years.filter((y) => y.tmax !== null).length).toBeGreaterThan(80)
+  }, 60_000)
+
+  it("trend: a record from mid-July 1975 to a December day, against numpy", () => {
+    const { ours } = compareTrend(trendCase({ year: 1975, month: 7, day: 15 }, { year: 2025, month: 12, day: 10 }, () => false))
+    expect(ours.years[0]!.tmax).toBeNull()
+    expect(ours.periods.season.variables.tmin.of).toBeGreaterThan(40)
+  }, 60_000)
 })
