@@ -5,6 +5,8 @@
  */
 import { CivilDate, Grader } from "@climate-grade/core"
 import { bench, describe } from "vitest"
+// The trend view's own import, apart from the grader's (kept separate so edits there and here do not collide).
+import { Views } from "@climate-grade/core"
 
 const start = CivilDate.fromYmd({ year: 1940, month: 1, day: 1 })
 const today = CivilDate.fromYmd({ year: 2025, month: 11, day: 22 })
@@ -63,5 +65,30 @@ describe(`grading a synthetic cell of ${n} days (${CivilDate.format(start)}..${C
       g.grade(v, today - 10, 12)
       g.climatology(v, today - 10)
     }
+  })
+})
+
+// The trend view (climate context): its payload built from nothing but the record, for an
+// 87-year record (1940 to late 2026, every calendar year partly or wholly held). Target ≤ 5 ms.
+describe("trend view of an 87-year record", () => {
+  const first = CivilDate.fromYmd({ year: 1940, month: 1, day: 1 })
+  const last = CivilDate.fromYmd({ year: 2026, month: 11, day: 21 })
+  let s = 7
+  const next = () => {
+    s = (Math.imul(s ^ (s >>> 15), 2246822507) + 0x9e3779b9) >>> 0
+    return s / 2 ** 32
+  }
+  const days = last - first + 1
+  const values = (base: number) =>
+    Float64Array.from({ length: days }, (_, i) =>
+      next() < 0.001 ? Number.NaN : Math.round((base + 10 * Math.sin((2 * Math.PI * i) / 365.25) + next() * 6) * 10) / 10
+    )
+  const history = { start: first, tmax: values(14), tmin: values(5), precip: values(0).map((v) => Math.max(0, v)) }
+  const cell = { lat: 52.5, lon: 13.5, label: "Berlin, DE", timezone: "Europe/Berlin" }
+  bench("trend payload: yearly statistics, baseline, 3 periods x 3 variables ranked (cold)", () => {
+    Views.trend({ cell, history })
+  })
+  bench("trend payload, built and serialised to JSON (cold)", () => {
+    JSON.stringify(Views.trend({ cell, history }))
   })
 })

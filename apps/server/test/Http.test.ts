@@ -195,6 +195,7 @@ for (const backend of backends) {
               "GET /api/v2/calendar",
               "GET /api/v2/day",
               "GET /api/v2/cell",
+              "GET /api/v2/trend",
               "GET /api/v2/places",
               "GET /api/v2/alerts/config",
               "GET /api/v2/alerts/watches",
@@ -204,6 +205,29 @@ for (const backend of backends) {
               "GET /api/v2/card.png"
             ].sort()
           )
+        }))
+
+      it.effect("the trend's payload is described field by field in the OpenAPI document", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const document = (yield* json(yield* http(server.url("/api/v2/openapi.json")))) as {
+            components: { schemas: Record<string, unknown> }
+          }
+          const undescribed: Array<string> = []
+          const walk = (schema: unknown, at: string): void => {
+            if (typeof schema !== "object" || schema === null) return
+            const s = schema as Record<string, unknown>
+            for (const [name, property] of Object.entries((s.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+              if (typeof property.description !== "string" || property.description === "") undescribed.push(`${at}.${name}`)
+              walk(property, `${at}.${name}`)
+            }
+            for (const key of ["anyOf", "allOf", "oneOf"]) for (const part of (s[key] ?? []) as Array<unknown>) walk(part, at)
+            walk(s.items, `${at}[]`)
+          }
+          const trend = Object.keys(document.components.schemas).filter((name) => name.startsWith("Trend"))
+          expect(trend.sort()).toEqual(["TrendPayload", "TrendPeriod", "TrendStanding", "TrendYear", "TrendYearValue"])
+          for (const name of trend) walk(document.components.schemas[name], name)
+          expect(undescribed).toEqual([])
         }))
 
       it.effect("the docs page and the OpenAPI document revalidate: no-cache, a weak ETag, an empty 304 on a match", () =>

@@ -141,7 +141,7 @@ const fresh = () => {
   return `lat=${(-50 + cellCounter * 0.5).toFixed(2)}&lon=${(-150 + cellCounter * 1.25).toFixed(2)}`
 }
 
-const VIEWS = ["grade", "forecast", "calendar", "day", "cell"] as const
+const VIEWS = ["grade", "forecast", "calendar", "day", "cell", "trend"] as const
 
 describe("the OpenAPI document against the real answers", () => {
   layer(world, { timeout: 180_000 })((it) => {
@@ -270,6 +270,7 @@ describe("the OpenAPI document against the real answers", () => {
             [
               call(`/calendar?${cold1}`, { client: "10.3.0.1" }),
               call(`/day?${cold1}`, { client: "10.3.0.1" }),
+              call(`/trend?${cold1}`, { client: "10.3.0.1" }),
               call(`/cell?${cold2}`, { client: "10.3.0.1" })
             ],
             { concurrency: "unbounded" }

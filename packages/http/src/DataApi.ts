@@ -59,6 +59,16 @@ export class DataGroup extends HttpApiGroup.make("data")
       .annotate(OpenApi.Description, "One day's values, grades and climatology; climatology alone when there are no values.")
   )
   .add(
+    HttpApiEndpoint.get("trend", "/trend")
+      .setUrlParams(Schema.Struct(Where))
+      .addSuccess(Payloads.TrendPayload)
+      .addSuccess(NotModified)
+      .annotate(
+        OpenApi.Description,
+        "Climate context from the history alone: every year's means and sums, the baseline, and how this month, season and year so far rank against the same span of every earlier year."
+      )
+  )
+  .add(
     HttpApiEndpoint.get("cell", "/cell")
       .setUrlParams(Schema.Struct({ ...Where, prefetch: param("1: warm-only mode, never calling the weather source") }))
       .addSuccess(Payloads.BundlePayload)

@@ -166,6 +166,12 @@ export const layer = HttpApiBuilder.group(Api, "data", (handlers) =>
           refail
         )
       )
+      .handle("trend", ({ urlParams }) =>
+        Effect.catchAll(
+          Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.gate(cell, routes.view(routes.views.trend(cell)))),
+          refail
+        )
+      )
       .handle("cell", ({ urlParams }) => Effect.catchAll(routes.bundle(urlParams), refail))
   )
 )

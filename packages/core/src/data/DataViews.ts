@@ -134,6 +134,8 @@ export class DataViews extends Context.Tag("@climate-grade/core/DataViews")<
       cell: Cell,
       date: Option.Option<CivilDate.EpochDay>
     ) => Effect.Effect<Plan<Payloads.DayPayload>, DataError | DateOutOfRange>
+    /** The climate context (CONTRACT.md §10): from the history alone, no forecast. */
+    readonly trend: (cell: Cell) => Effect.Effect<Plan<Payloads.TrendPayload>, DataError>
     /**
      * Prefetch: the calendar (24 months) and the record's last day, from the history already
      * held, with no weather call; None when the cell has no history held. At most one geocoder
@@ -387,6 +389,21 @@ export const make = (options: DataViewsOptions) =>
         return dayPlan(cell, history, label, date, forecast, now, Option.isNone(requested))
       })
 
+    const trend = (cell: Cell) =>
+      Effect.gen(function* () {
+        const [history, label] = yield* Effect.all([data.history(cell), data.label(cell)], { concurrency: "unbounded" })
+        const now = yield* Clock.currentTimeMillis
+        // Like the calendar's: the record's end (and the cell as shown) is all that can change it.
+        return plan(
+          "trend",
+          cell,
+          { params: {}, label, timezone: history.timezone, recordEnd: CivilDate.format(history.end), forecastStamp: null },
+          "all",
+          Effect.sync(() => Views.trend({ cell: cellInfo(cell, label, history.timezone), history: history.series })),
+          Math.min(now + MINUTE, history.checkedAt + HOUR_MS)
+        )
+      })
+
     const grade = (cell: Cell) => forecastPlan("grade", cell, Views.grade)
     const forecast = (cell: Cell) => forecastPlan("forecast", cell, Views.forecast)
 
@@ -404,7 +421,7 @@ export const make = (options: DataViewsOptions) =>
             { concurrency: "unbounded" }
           ).pipe(Effect.map((slices) => Option.some(bundlePlan(cell, false, slices))))
 
-    return DataViews.of({ grade, heldGrade, forecast, calendar, day, prefetch, bundle })
+    return DataViews.of({ grade, heldGrade, forecast, calendar, day, trend, prefetch, bundle })
   })
 
 export const layer = (options: DataViewsOptions) => Layer.effect(DataViews, make(options))

@@ -2,7 +2,7 @@
  * Each payload type's schema version (CONTRACT.md §5 `v`). Its own module, free of hashing, so the
  * client library can import it (to drop cached entries of another version) without the server's code.
  */
-export type View = "grade" | "forecast" | "calendar" | "day" | "bundle"
+export type View = "grade" | "forecast" | "calendar" | "day" | "bundle" | "trend"
 
 /** Raising one invalidates every cached payload and ETag of it, on the server and in clients. */
 export const PAYLOAD_VER: Readonly<Record<View, number>> = {
@@ -10,5 +10,6 @@ export const PAYLOAD_VER: Readonly<Record<View, number>> = {
   forecast: 1,
   calendar: 1,
   day: 1,
-  bundle: 1
+  bundle: 1,
+  trend: 1
 }

@@ -169,3 +169,87 @@ export const BundlePayload = Schema.Struct({
   day: Slice(DayPayload, "day", "today, or the record's last day with prefetch=1; null when not built")
 }).annotations({ identifier: "BundlePayload" })
 export type BundlePayload = typeof BundlePayload.Type
+
+export const TrendYear = Schema.Struct({
+  year: Schema.Int.annotations(d("The calendar year")),
+  days: Schema.Int.annotations(d("How many of the year's days lie between the record's first and last day")),
+  tmax: Schema.NullOr(Schema.Number).annotations(
+    d("The mean daily maximum temperature (°C, 0.1) over the year's days with a value; null when fewer than 300 days have one")
+  ),
+  tmin: Schema.NullOr(Schema.Number).annotations(
+    d("The mean daily minimum temperature (°C, 0.1) over the year's days with a value; null when fewer than 300 days have one")
+  ),
+  precip: Schema.NullOr(Schema.Number).annotations(
+    d("The total precipitation (mm, 0.1) over the year's days with a value; null when fewer than 300 days have one")
+  )
+}).annotations({ identifier: "TrendYear" })
+export type TrendYear = typeof TrendYear.Type
+
+export const TrendYearValue = Schema.Struct({
+  year: Schema.Int.annotations(d("The year, named by the year of the span's last day")),
+  value: Schema.Number.annotations(d("That year's value over the same span, rounded as `value`"))
+}).annotations({ identifier: "TrendYearValue" })
+
+export const TrendStanding = Schema.Struct({
+  value: Schema.NullOr(Schema.Number).annotations(
+    d(
+      "The period's statistic, rounded to 0.1: the mean of the daily values for temperatures (°C), the sum for precipitation (mm). " +
+        "Null when the period misses a day of the variable (and then so are rank, highest and lowest)."
+    )
+  ),
+  rank: Schema.NullOr(Schema.Int).annotations(
+    d("1 + the number of compared years with a strictly higher rounded value: 1 is the highest, `of` the lowest when nothing ties")
+  ),
+  of: Schema.Int.annotations(
+    d(
+      "How many years are compared: every earlier year whose same span (shifted back by whole years; a 29 February end " +
+        "becomes 28 February) lies in the record with a value on every day, plus this one"
+    )
+  ),
+  highest: Schema.NullOr(TrendYearValue).annotations(
+    d("The year with the highest value among those compared, this one included; the earliest year on a tie")
+  ),
+  lowest: Schema.NullOr(TrendYearValue).annotations(
+    d("The year with the lowest value among those compared, this one included; the earliest year on a tie")
+  )
+}).annotations({ identifier: "TrendStanding" })
+export type TrendStanding = typeof TrendStanding.Type
+
+export const TrendPeriod = Schema.Struct({
+  from: IsoDate.annotations(d("The period's first day")),
+  to: IsoDate.annotations(d("The period's last day: the record's last day")),
+  variables: field(
+    Variables(TrendStanding, "the period's value and how it ranks against the same span of earlier years"),
+    "Each variable's standing over the period"
+  )
+}).annotations({ identifier: "TrendPeriod" })
+export type TrendPeriod = typeof TrendPeriod.Type
+
+export const TrendPayload = Schema.Struct({
+  view: View("trend"),
+  v: Version,
+  cell: field(CellInfo, "The 0.25° cell the coordinates snap to"),
+  first: IsoDate.annotations(d("The record's first day")),
+  last: IsoDate.annotations(d("The record's last day: the last day with a value")),
+  baseline: Schema.NullOr(
+    Schema.Struct({
+      from: Schema.Int.annotations(d("The baseline's first year")),
+      to: Schema.Int.annotations(d("The baseline's last year"))
+    })
+  ).annotations(
+    d("The years anomalies are measured against: 1961–1990 when the record holds all of it, else its first 30 whole years; null when it holds fewer")
+  ),
+  years: Schema.Array(TrendYear).annotations(d("Every calendar year of the record, in order (the first and last may be partial: see days)")),
+  periods: field(
+    Schema.Struct({
+      month: field(TrendPeriod, "This month so far: from the first of the last day's month to the last day"),
+      season: field(
+        TrendPeriod,
+        "This meteorological season so far (DJF, MAM, JJA, SON; December opens the next year's DJF), to the last day"
+      ),
+      year: field(TrendPeriod, "This year so far: from 1 January to the last day")
+    }),
+    "The three periods that end on the record's last day, each ranked against the same span of every earlier year"
+  )
+}).annotations({ identifier: "TrendPayload" })
+export type TrendPayload = typeof TrendPayload.Type

@@ -1,8 +1,9 @@
 /**
- * The four views as pure functions of a cell's history, forecast and grading (CONTRACT.md §5).
+ * The views as pure functions of a cell's history, forecast and grading (CONTRACT.md §5).
  * Everything that can change their bytes is an input here, and so goes into the freshness token.
  */
 import * as CivilDate from "../CivilDate.js"
+import * as Trend from "../trend/Trend.js"
 import * as DailySeries from "../weather/DailySeries.js"
 import type { Variable } from "../weather/DailySeries.js"
 import { PAYLOAD_VER } from "./FreshnessToken.js"
@@ -13,7 +14,8 @@ import type {
   DayPayload,
   ForecastPayload,
   Grade,
-  GradePayload
+  GradePayload,
+  TrendPayload
 } from "./Payloads.js"
 
 /** What the views need of the grading rules (CONTRACT.md §4), built once per history record. */
@@ -140,3 +142,23 @@ export const day = (input: {
   }
 }
 
+
+/** The trend view (CONTRACT.md §10): from the record alone, which `history` holds whole, ending on its last day. */
+export const trend = (input: { readonly cell: CellInfo; readonly history: DailySeries.DailySeries }): TrendPayload => {
+  const t = Trend.build(input.history)
+  const period = (p: Trend.PeriodStanding) => ({
+    from: CivilDate.format(p.span.from),
+    to: CivilDate.format(p.span.to),
+    variables: p.variables
+  })
+  return {
+    view: "trend",
+    v: PAYLOAD_VER.trend,
+    cell: input.cell,
+    first: CivilDate.format(t.first),
+    last: CivilDate.format(t.last),
+    baseline: t.baseline,
+    years: t.years,
+    periods: { month: period(t.periods.month), season: period(t.periods.season), year: period(t.periods.year) }
+  }
+}
