@@ -5,14 +5,18 @@
  * never answered.
  *
  * What counts as a route's answer: its handler's, its middleware's (the session, 401; a browser
- * request from another site, 403; a database fault, 503 with Retry-After) and, for every POST and
- * DELETE, the request-body refusals made before any handler runs (413 over 64 KB, 415 not JSON,
- * 400 not JSON text). Not a route's: what Node's HTTP parser answers on the connection (a
- * malformed request line or header, 400; headers too large, 431; too slow, 408; CONNECT, 405),
- * unknown paths (404), and a 500, which nothing a client sends may produce.
+ * request from another site, 403; the database unreachable, 503 with Retry-After; the database
+ * refusing a statement for a reason that is no outage, a damaged table for one, 500; text no query
+ * can store in the URL or body, 400) and, for every POST and DELETE, the request-body refusals
+ * made before any handler runs (413 over 64 KB, 415 not JSON, 400 not JSON text). Not a route's:
+ * what Node's HTTP parser answers on the connection (a malformed request line or header, 400;
+ * headers too large, 431; too slow, 408; CONNECT, 405) and unknown paths (404). Nothing a client
+ * sends produces the 500.
  *
  * One service on PGlite, with the fakes, whose database a switch can take down: every statement
- * then fails as on a lost server (an `SqlError`), which is what AppMiddleware answers with 503.
+ * then fails as on a lost server (an `SqlError` without a SQLSTATE), which AppMiddleware answers
+ * with 503; or as on a damaged table (SQLSTATE XX001, as PGlite and PostgreSQL report a bad
+ * page), which it answers with 500.
  * (DatabaseOutage.test.ts shows the same 503 from a real PostgreSQL behind a failing network.)
  * The slowest answers are the upstream timeouts (archive 30 s, forecast 10 s, geocoder 5 s,
  * CONTRACT.md §3), so those requests run in the background while the rest are made.
@@ -33,8 +37,16 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 
 interface Switch {
-  down: boolean
+  /** `down`: unreachable; `damaged`: every statement refused as a damaged page would be. */
+  fault: "down" | "damaged" | undefined
 }
+
+/** What PGlite and node-postgres report for a page that fails its checks. */
+const damagedPage = () =>
+  new SqlError({
+    message: "Failed to execute statement",
+    cause: Object.assign(new Error('invalid page in block 0 of relation "base/5/16385"'), { code: "XX001", severity: "ERROR" })
+  })
 
 class World extends Context.Tag("test/World")<
   World,
@@ -56,7 +68,11 @@ const switchable = (database: Layer.Layer<SqlClient.SqlClient>, state: Switch) =
       const embedded = yield* Effect.serviceOption(PgliteClient.PgliteClient)
       const acquirer = Effect.zipRight(
         Effect.suspend(() =>
-          state.down ? Effect.fail(new SqlError({ message: "The database is down (test switch)." })) : Effect.void
+          state.fault === "down"
+            ? Effect.fail(new SqlError({ message: "The database is down (test switch)." }))
+            : state.fault === "damaged"
+              ? Effect.fail(damagedPage())
+              : Effect.void
         ),
         inner.reserve
       )
@@ -81,7 +97,7 @@ const world = Layer.unwrapScoped(
     const weather = yield* FakeOpenMeteo.make
     const geocoder = yield* FakeNominatim.make
     const chat = yield* FakeChatProvider.make()
-    const database: Switch = { down: false }
+    const database: Switch = { fault: undefined }
     const env = {
       ...FakeEnv.upstreams(weather, geocoder),
       ...FakeEnv.provider("CHAT", chat),
@@ -353,32 +369,41 @@ describe("the OpenAPI document against the real answers", () => {
         // The timeouts have all run out by now, or will soon.
         yield* Effect.all([Fiber.join(slowSearch), Fiber.join(slowForecast), Fiber.join(slowArchive)])
 
-        // The database down: every route that reads it.
-        database.down = true
-        const session = bearer(aliceToken)
-        yield* call("/health")
-        yield* call("/users/me", { headers: session })
-        yield* login("alice@example.org", "a password", "10.6.0.1")
-        yield* call("/auth/logout", { method: "POST", headers: session })
-        for (const path of ["/oauth/chat/link/start", "/oauth/chat/login/start", "/chat/link/start", "/chat/login/start"]) {
-          yield* call(path, { headers: session })
+        // The database down, then refusing as a damaged table would: every route that reads it.
+        for (const fault of ["down", "damaged"] as const) {
+          database.fault = fault
+          const session = bearer(aliceToken)
+          yield* call("/health")
+          yield* call("/users/me", { headers: session })
+          yield* login("alice@example.org", "a password", "10.6.0.1")
+          yield* call("/auth/logout", { method: "POST", headers: session })
+          for (const path of ["/oauth/chat/link/start", "/oauth/chat/login/start", "/chat/link/start", "/chat/login/start"]) {
+            yield* call(path, { headers: session })
+          }
+          for (const [path, { state, binding }] of [
+            ["/oauth/chat/callback", linkStates[0]!],
+            ["/chat/link/callback", linkStates[1]!]
+          ] as const) {
+            yield* call(`${path}?code=a-code&state=${encodeURIComponent(state)}`, {
+              headers: { cookie: `session=${aliceToken}; oauth_tx_chat=${binding}` }
+            })
+          }
+          for (const path of ["/oauth/chat/unlink", "/chat/unlink", "/chat/dm"]) yield* call(path, { method: "POST", headers: session })
+          for (const view of VIEWS) yield* call(`/${view}?${fresh()}`, { client: "10.7.0.1" })
+          yield* call("/places?q=another")
+          yield* call(`/card.png?${fresh()}`)
+          for (const path of ["/alerts/config", "/alerts/watches", "/alerts/sent"]) yield* call(path, { headers: session })
+          yield* watch(aliceToken, { lat: 1, lon: 1, kinds: ["heat"] })
+          yield* call(`/alerts/watches/${id}`, { method: "DELETE", headers: session })
+          database.fault = undefined
         }
-        for (const [path, { state, binding }] of [
-          ["/oauth/chat/callback", linkStates[0]!],
-          ["/chat/link/callback", linkStates[1]!]
-        ] as const) {
-          yield* call(`${path}?code=a-code&state=${encodeURIComponent(state)}`, {
-            headers: { cookie: `session=${aliceToken}; oauth_tx_chat=${binding}` }
-          })
+
+        // Text no query can store, anywhere in the URL: every operation but the sign-in callbacks
+        // (whose answer to any bad state is SPEC's redirect) refuses it before anything else.
+        for (const operation of operations) {
+          const path = operation.key.split(" ")[1]!.replace("{provider}", "chat").replace("{id}", id).slice("/api/v2".length)
+          yield* call(`${path}?text=%00`, { method: operation.method, headers: bearer(aliceToken) })
         }
-        for (const path of ["/oauth/chat/unlink", "/chat/unlink", "/chat/dm"]) yield* call(path, { method: "POST", headers: session })
-        for (const view of VIEWS) yield* call(`/${view}?${fresh()}`, { client: "10.7.0.1" })
-        yield* call("/places?q=another")
-        yield* call(`/card.png?${fresh()}`)
-        for (const path of ["/alerts/config", "/alerts/watches", "/alerts/sent"]) yield* call(path, { headers: session })
-        yield* watch(aliceToken, { lat: 1, lon: 1, kinds: ["heat"] })
-        yield* call(`/alerts/watches/${id}`, { method: "DELETE", headers: session })
-        database.down = false
 
         const sorted = (statuses: Iterable<number>) => [...statuses].sort((a, b) => a - b)
         const seen = Object.fromEntries([...observed].map(([key, statuses]) => [key, sorted(statuses)]))

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import { Authentication } from "./Authentication.js"
-import { ServiceUnavailableSchema, StateChangeRefusalsSchema, TooManyRequestsSchema } from "./Errors.js"
+import { DatabaseFaultSchema, ServiceUnavailableSchema, StateChangeRefusalsSchema, TooManyRequestsSchema } from "./Errors.js"
 
 export const LoginRequest = Schema.Struct({
   email: Schema.String.annotations({ description: "The account's e-mail address, compared case-insensitively" }),
@@ -45,11 +45,13 @@ export class AuthGroup extends HttpApiGroup.make("auth")
       )
   )
   .add(HttpApiEndpoint.post("logout", "/auth/logout").addSuccess(HttpApiSchema.NoContent).addError(StateChangeRefusalsSchema))
-  // Accounts and sessions live in the database: a fault there is 503 with Retry-After (AppMiddleware).
-  .addError(ServiceUnavailableSchema) {}
+  // Accounts and sessions live in the database: unreachable there is 503 with Retry-After, a refusal 500 (AppMiddleware).
+  .addError(ServiceUnavailableSchema)
+  .addError(DatabaseFaultSchema) {}
 
 export class UsersGroup extends HttpApiGroup.make("users")
   .add(HttpApiEndpoint.get("me", "/users/me").addSuccess(Me))
-  // The session is looked up in the database: a fault there is 503 with Retry-After (AppMiddleware).
+  // The session is looked up in the database: unreachable there is 503 with Retry-After, a refusal 500 (AppMiddleware).
   .addError(ServiceUnavailableSchema)
+  .addError(DatabaseFaultSchema)
   .middleware(Authentication) {}

@@ -3,7 +3,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Cell, Kinds, Payloads, RECENT_ALERTS, WATCH_LIMIT } from "@climate-grade/core"
 import * as Schema from "effect/Schema"
 import { Authentication } from "./Authentication.js"
-import { ConflictSchema, NotFoundSchema, ServiceUnavailableSchema, StateChangeRefusalsSchema } from "./Errors.js"
+import { ConflictSchema, DatabaseFaultSchema, NotFoundSchema, ServiceUnavailableSchema, StateChangeRefusalsSchema } from "./Errors.js"
 
 export const Kind = Schema.Literal(...Kinds.kinds).annotations({
   description: "heat: tmax much-above or record-high; cold: tmin much-below or record-low; wet: precip much-above or record-high"
@@ -101,6 +101,7 @@ export class AlertsGroup extends HttpApiGroup.make("alerts")
       )
       .annotate(OpenApi.Description, `The user's ${RECENT_ALERTS} latest alerts, newest first, with what became of each message.`)
   )
-  // The session and the watches live in the database: a fault there is 503 with Retry-After (AppMiddleware).
+  // The session and the watches live in the database: unreachable there is 503 with Retry-After, a refusal 500 (AppMiddleware).
   .addError(ServiceUnavailableSchema)
+  .addError(DatabaseFaultSchema)
   .middleware(Authentication) {}

@@ -5,6 +5,7 @@ import { CardGroup } from "./CardApi.js"
 import { DataGroup } from "./DataApi.js"
 import { OAuthGroup } from "./OAuthApi.js"
 import { PlacesGroup } from "./PlacesApi.js"
+import * as StorableInput from "./StorableInput.js"
 import { SystemGroup } from "./SystemApi.js"
 
 /** The API prefix below `BASE_PATH` (SPEC.md "Versioning"). */
@@ -77,6 +78,6 @@ export class Api extends HttpApi.make("climate-grade")
       title: "climate-grade",
       version: "2",
       description: "How a place's weather ranks against its own recorded history, by percentile.",
-      transform: withoutDecodeError
+      transform: (spec) => StorableInput.documented(withoutDecodeError(spec))
     })
   ) {}

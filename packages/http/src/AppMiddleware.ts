@@ -1,9 +1,12 @@
 /**
  * Middleware around the whole application: the `BASE_PATH` mount, and one error shape,
  * `{"detail": …}`, for what the API's own error schemas do not cover (unknown routes, unreadable
- * bodies, defects). Undecodable requests are restated by DecodeErrors.
+ * bodies, defects). Undecodable requests are restated by DecodeErrors. A database error is 503
+ * with Retry-After when the database could not be reached (core `failureKind`), and 500 with a
+ * generic detail, logged, when it answered with a refusal (a damaged page, a broken constraint).
  */
 import { Headers, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { failureKind } from "@climate-grade/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -36,6 +39,18 @@ export const mountAt =
           return Effect.provideService(app, HttpServerRequest.HttpServerRequest, modified)
         })
 
+/**
+ * The SQLSTATE a database error carries, if the server reported one (node-postgres and PGlite put
+ * `code` and `severity` on the cause); read here by shape, as this package knows no SQL client.
+ */
+const sqlState = (error: unknown): string | undefined => {
+  const cause = (error as { readonly cause?: { readonly code?: unknown; readonly severity?: unknown } | null }).cause
+  if (cause === null || typeof cause !== "object") return undefined
+  return typeof cause.code === "string" && /^[0-9A-Z]{5}$/.test(cause.code) && typeof cause.severity === "string"
+    ? cause.code
+    : undefined
+}
+
 const isTagged = (u: unknown, tag: string): boolean =>
   typeof u === "object" && u !== null && "_tag" in u && (u as { _tag: unknown })._tag === tag
 
@@ -50,9 +65,16 @@ export const normalizeErrors = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defau
         return Effect.succeed(detail(400, "The request body could not be read: expected valid JSON."))
       }
       if (isTagged(error, "SqlError")) {
+        if (failureKind(sqlState(error)) === "fault") {
+          // The database answered and refused: no retry will help, and no outage is to blame.
+          return Effect.as(
+            Effect.logError("database fault", cause),
+            detail(500, "The request failed on a database fault, which has been logged.")
+          )
+        }
         // The database bounds every statement (a few seconds), so a retry soon may well succeed.
         return Effect.as(
-          Effect.logError("database fault", cause),
+          Effect.logError("database unavailable", cause),
           HttpServerResponse.unsafeJson(
             { detail: "The database is unavailable; try again later." },
             { status: 503, headers: { "retry-after": "5" } }

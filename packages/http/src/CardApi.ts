@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
-import { BadRequestSchema, NotFoundSchema, ServiceUnavailableSchema } from "./Errors.js"
+import { BadRequestSchema, DatabaseFaultSchema, NotFoundSchema, ServiceUnavailableSchema } from "./Errors.js"
 
 /** Checked by hand (DataQuery), so every 400 names the parameter. */
 const param = (description: string) =>
@@ -36,4 +36,6 @@ export class CardGroup extends HttpApiGroup.make("card")
   // Nothing held for the cell today.
   .addError(NotFoundSchema)
   // The database down, or the card not drawn in time (both with Retry-After).
-  .addError(ServiceUnavailableSchema) {}
+  .addError(ServiceUnavailableSchema)
+  // The database refused a statement (a damaged table): logged (AppMiddleware).
+  .addError(DatabaseFaultSchema) {}

@@ -4,6 +4,7 @@ import * as Schema from "effect/Schema"
 import {
   BadGatewaySchema,
   BadRequestSchema,
+  DatabaseFaultSchema,
   GatewayTimeoutSchema,
   NotFoundSchema,
   ServiceUnavailableSchema,
@@ -84,6 +85,8 @@ export class DataGroup extends HttpApiGroup.make("data")
   .addError(TooManyRequestsSchema)
   // The weather source rate-limited, the day's budget spent (both with Retry-After), or the database down.
   .addError(ServiceUnavailableSchema)
+  // The database refused a statement (a damaged table): logged (AppMiddleware).
+  .addError(DatabaseFaultSchema)
   // The weather source failed or answered something unreadable.
   .addError(BadGatewaySchema)
   // The weather source did not answer in time.

@@ -47,6 +47,18 @@ export const ServiceUnavailableSchema = detailError(
   "A dependency (the database, an upstream) is unavailable; Retry-After, when sent, says how many seconds to wait"
 )
 
+/**
+ * The database answered a statement with a refusal that is no outage (a damaged page, a broken
+ * constraint): retrying will not help. Answered by AppMiddleware with a generic detail, the
+ * fault itself logged; declared on every route that reads the database.
+ */
+export class DatabaseFault extends Schema.TaggedError<DatabaseFault>()("DatabaseFault", { detail: Schema.String }) {}
+export const DatabaseFaultSchema = detailError(
+  DatabaseFault,
+  500,
+  "The database refused the request's statements for a reason other than being unreachable (a damaged table, for one); logged"
+)
+
 /** Upstream faults (UpstreamErrors): the upstream answered something unusable, or nothing in time. */
 export class BadGateway extends Schema.TaggedError<BadGateway>()("BadGateway", { detail: Schema.String }) {}
 export class GatewayTimeout extends Schema.TaggedError<GatewayTimeout>()("GatewayTimeout", { detail: Schema.String }) {}

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import * as Schema from "effect/Schema"
 import {
   ConflictSchema,
+  DatabaseFaultSchema,
   NotFoundSchema,
   ServiceUnavailableSchema,
   StateChangeRefusalsSchema,
@@ -18,10 +19,10 @@ const FirstValue = Schema.transform(Schema.Union(Schema.String, Schema.Array(Sch
 const CallbackQuery = Schema.Struct({ code: Schema.optional(FirstValue), state: Schema.optional(FirstValue) })
 const Redirect = HttpApiSchema.Empty(303).annotations({ description: "A redirect (Location header)" })
 /**
- * Every route but `config` reads the database (the request's session, the accounts): a fault
- * there is 503 with Retry-After (AppMiddleware).
+ * Every route but `config` reads the database (the request's session, the accounts): unreachable
+ * there is 503 with Retry-After, a refusal 500 (AppMiddleware).
  */
-const DatabaseFault = ServiceUnavailableSchema
+const DatabaseFailures = Schema.Union(ServiceUnavailableSchema, DatabaseFaultSchema)
 
 export const OAuthConfig = Schema.Struct({
   providers: Schema.Array(
@@ -45,7 +46,7 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
       .addSuccess(Redirect)
       .addError(UnauthorizedSchema)
       .addError(NotFoundSchema)
-      .addError(DatabaseFault)
+      .addError(DatabaseFailures)
       .annotate(OpenApi.Description, "Starts linking a provider identity to the signed-in user.")
   )
   .add(
@@ -53,7 +54,7 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
       .setPath(ProviderPath)
       .addSuccess(Redirect)
       .addError(NotFoundSchema)
-      .addError(DatabaseFault)
+      .addError(DatabaseFailures)
       .annotate(OpenApi.Description, "Starts signing in with a provider (a link when already signed in).")
   )
   .add(
@@ -62,7 +63,7 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
       .setUrlParams(CallbackQuery)
       .addSuccess(Redirect)
       .addError(NotFoundSchema)
-      .addError(DatabaseFault)
+      .addError(DatabaseFailures)
   )
   .add(
     HttpApiEndpoint.post("unlink", "/oauth/:provider/unlink")
@@ -72,20 +73,20 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
       .addError(NotFoundSchema)
       .addError(ConflictSchema)
       .addError(StateChangeRefusalsSchema)
-      .addError(DatabaseFault)
+      .addError(DatabaseFailures)
   )
   .add(
     HttpApiEndpoint.get("chatLinkStart", "/chat/link/start")
       .addSuccess(Redirect)
       .addError(UnauthorizedSchema)
-      .addError(DatabaseFault)
+      .addError(DatabaseFailures)
   )
-  .add(HttpApiEndpoint.get("chatLoginStart", "/chat/login/start").addSuccess(Redirect).addError(DatabaseFault))
+  .add(HttpApiEndpoint.get("chatLoginStart", "/chat/login/start").addSuccess(Redirect).addError(DatabaseFailures))
   .add(
     HttpApiEndpoint.get("chatCallback", "/chat/link/callback")
       .setUrlParams(CallbackQuery)
       .addSuccess(Redirect)
-      .addError(DatabaseFault)
+      .addError(DatabaseFailures)
       .annotate(OpenApi.Description, "The chat provider's registered callback address (kept permanently).")
   )
   .add(
@@ -94,7 +95,7 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
       .addError(UnauthorizedSchema)
       .addError(ConflictSchema)
       .addError(StateChangeRefusalsSchema)
-      .addError(DatabaseFault)
+      .addError(DatabaseFailures)
   )
   .add(
     HttpApiEndpoint.post("chatDm", "/chat/dm")
@@ -102,7 +103,7 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
       .addError(UnauthorizedSchema)
       .addError(ConflictSchema)
       .addError(StateChangeRefusalsSchema)
-      .addError(DatabaseFault)
+      .addError(DatabaseFailures)
       .annotate(
         OpenApi.Description,
         'Direct messages on or off: body {"enabled": boolean}, or no body to toggle. 409 when chat is not linked.'

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Places } from "@climate-grade/core"
 import * as Schema from "effect/Schema"
-import { BadGatewaySchema, BadRequestSchema, GatewayTimeoutSchema, ServiceUnavailableSchema } from "./Errors.js"
+import { BadGatewaySchema, BadRequestSchema, DatabaseFaultSchema, GatewayTimeoutSchema, ServiceUnavailableSchema } from "./Errors.js"
 
 /** Checked by hand (PlacesHttp) so every 400 says what is wrong with `q`. */
 const q = Schema.optional(
@@ -24,5 +24,7 @@ export class PlacesGroup extends HttpApiGroup.make("places")
   )
   .addError(BadRequestSchema)
   .addError(ServiceUnavailableSchema)
+  // Searches are kept in the database: a refusal there is 500, logged (AppMiddleware).
+  .addError(DatabaseFaultSchema)
   .addError(BadGatewaySchema)
   .addError(GatewayTimeoutSchema) {}

@@ -5,7 +5,8 @@
  * - a body sent without a length (chunked) is counted as it streams and refused (413) as soon as it
  *   passes the limit, so at most one chunk beyond 64 KB is ever held;
  * - what was read is checked for nesting before anything recursive walks it (400), parsed once
- *   (400 when it is not JSON) and handed to the handlers as the request's body.
+ *   (400 when it is not JSON), its strings checked for text no query can store (400,
+ *   StorableInput) and handed to the handlers as the request's body.
  * What a refused client still sends is read and thrown away (up to a cap, then the connection is
  * closed), so the client reads its 4xx instead of a reset connection.
  */
@@ -13,6 +14,7 @@ import type { IncomingMessage } from "node:http"
 import { HttpServerError, HttpServerRequest, HttpServerResponse, type HttpApp, UrlParams } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import * as StorableInput from "./StorableInput.js"
 
 export const MAX_BYTES = 64 * 1024
 /** How deep arrays and objects may nest; the API's bodies need 2. */
@@ -157,6 +159,9 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
           return Effect.succeed(refuse(400, "The request body could not be read: expected valid JSON."))
         }
       }
+      // Text no query could store as sent: refused here, for every route that takes a body.
+      const unstorable = StorableInput.bodyRefusal(json)
+      if (unstorable !== undefined) return Effect.succeed(refuse(400, unstorable))
       return Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, bytes, text, json))
     })
   })

@@ -23,6 +23,7 @@ import * as Pages from "./Pages.js"
 import * as RequestBody from "./RequestBody.js"
 import * as ResponseIndex from "./ResponseIndex.js"
 import * as Site from "./Site.js"
+import * as StorableInput from "./StorableInput.js"
 import * as SystemHttp from "./SystemHttp.js"
 
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -69,6 +70,7 @@ export const serve = (options: ServeOptions) =>
           CrossSite.guard(options.publicOrigin),
           Pages.middleware,
           Compression.middleware,
+          StorableInput.middleware,
           RequestBody.middleware,
           mountAt(options.basePath, { https: httpsOrigin(options.publicOrigin) }),
           Site.middleware(options.basePath, options.site, placePage)

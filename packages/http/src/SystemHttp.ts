@@ -29,12 +29,22 @@ export const layer = HttpApiBuilder.group(Api, "system", (handlers) =>
           }
         })
     })
+    // A damaged table is said once per reason, not on every probe.
+    let lastFault: string | undefined
     return handlers.handle("health", () =>
-      Effect.flatMap(db.ping, (up) =>
-        up
-          ? Effect.map(backlog, (extra) => ({ status: "ok" as const, ...extra }))
-          : Effect.fail(new ServiceUnavailable({ detail: "The database does not answer." }))
-      )
+      Effect.flatMap(db.check, (status) => {
+        if (status._tag === "Ok") {
+          lastFault = undefined
+          return Effect.map(backlog, (extra) => ({ status: "ok" as const, ...extra }))
+        }
+        if (status._tag === "Unavailable") return Effect.fail(new ServiceUnavailable({ detail: "The database does not answer." }))
+        const log = status.reason === lastFault ? Effect.void : Effect.logError(`health: a core table cannot be read: ${status.reason}`)
+        lastFault = status.reason
+        return Effect.zipRight(
+          log,
+          Effect.fail(new ServiceUnavailable({ detail: "The database answers, but a core table cannot be read; see the server's log." }))
+        )
+      })
     )
   })
 )

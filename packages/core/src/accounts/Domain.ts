@@ -55,3 +55,9 @@ export interface IssuedSession {
 
 /** How long a session lives (CONTRACT.md §2: cookie Max-Age 30 days). */
 export const SESSION_TTL_SECONDS = 30 * 24 * 60 * 60
+
+/**
+ * The longest e-mail address any account may have: 254 characters, the most that fits SMTP's
+ * path (RFC 5321, 256 octets with the angle brackets). Longer text names no mailbox.
+ */
+export const MAX_EMAIL_LENGTH = 254

@@ -8,7 +8,8 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import type { IssuedSession, User } from "./Domain.js"
+import * as StorableText from "../StorableText.js"
+import { type IssuedSession, MAX_EMAIL_LENGTH, type User } from "./Domain.js"
 import { PasswordHasher, Sessions, Users } from "./Ports.js"
 
 /** The one refusal of a password login, whatever the reason (no enumeration). */
@@ -25,6 +26,10 @@ export interface PasswordLogin {
   readonly login: (email: string, password: string) => Effect.Effect<IssuedSession, LoginRefused>
 }
 
+/** Whether some account could have this address: short enough, and text that can be stored. */
+export const couldBeAccount = (email: string): boolean =>
+  email.length <= MAX_EMAIL_LENGTH && StorableText.isStorable(email)
+
 /** Builds the login rule; the decoy hash is made once, here. */
 export const make = Effect.gen(function* () {
   const users = yield* Users
@@ -33,7 +38,8 @@ export const make = Effect.gen(function* () {
   const decoy = yield* hasher.hash("decoy password that matches nothing")
   const check = (email: string, password: string) =>
     Effect.gen(function* () {
-      const user = yield* users.findByEmail(email.trim())
+      // An address no account can have is looked up nowhere (it could not be stored either).
+      const user = couldBeAccount(email.trim()) ? yield* users.findByEmail(email.trim()) : Option.none<User>()
       // Always one verification, against the user's hash or the decoy.
       const matches = yield* hasher.verify(
         password,
@@ -53,10 +59,21 @@ export const make = Effect.gen(function* () {
 /** The shortest password a new password account may have. */
 export const MIN_PASSWORD_LENGTH = 8
 
-/** A new account's address, as stored: trimmed, lower-cased, one `@` with something on each side and no space. */
+/**
+ * A new account's address, as stored: trimmed, lower-cased, one `@` with something on each side,
+ * no space or control character, at most `MAX_EMAIL_LENGTH` characters, storable text.
+ */
 export const newAccountEmail = (raw: string): Either.Either<string, string> => {
   const email = raw.trim().toLowerCase()
-  return /^[^\s@]+@[^\s@]+$/.test(email) ? Either.right(email) : Either.left(`not an e-mail address: ${email}`)
+  const flaw = StorableText.flaw(email)
+  if (flaw !== undefined) return Either.left(`not an e-mail address: it contains ${StorableText.describe(flaw)}`)
+  if (email.length > MAX_EMAIL_LENGTH) {
+    return Either.left(`not an e-mail address: ${email.length} characters, more than ${MAX_EMAIL_LENGTH}`)
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  return /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+$/.test(email)
+    ? Either.right(email)
+    : Either.left(`not an e-mail address: ${JSON.stringify(email)}`)
 }
 
 /** A new account's password: at least `MIN_PASSWORD_LENGTH` characters (UTF-16 code units, as before). */
