@@ -1,10 +1,15 @@
 /**
  * `pnpm screenshots`: PNGs of both pages at 375 px and 1280 px into docs/screenshots/ — the main
  * page with a place loaded and watched, the account page signed in with that watch — from the built
- * service in Chromium.
+ * service in Chromium; then, from `pnpm demo` itself (in a scratch directory), the demo's inbox
+ * with the alert that watching its extreme place brings, and that place's card (`card.png`).
  */
-import { mkdirSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Demo } from "@climate-grade/demo"
+import { awaitAlert, signIn, watchExtremePlace } from "@climate-grade/demo/test/Walkthrough"
+import { freePort } from "@climate-grade/server/test/BuiltServer"
 import { Chromium } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import { root, siteServer } from "./support/SiteServer.js"
@@ -40,6 +45,24 @@ const program = Effect.gen(function* () {
     })
     console.log(`wrote docs/screenshots/main-${width}.png and account-${width}.png`)
   }
+
+  const scratch = mkdtempSync(join(tmpdir(), "screenshots-demo-"))
+  yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(scratch, { recursive: true, force: true })))
+  const [port, inboxPort] = yield* Effect.promise(() => Promise.all([freePort(), freePort()]))
+  const demo = yield* Demo.start({ dir: scratch, port, inboxPort })
+  const { context, page } = yield* Effect.promise(() => Chromium.openPage(browser, { width: 1000 }))
+  yield* Effect.promise(async () => {
+    await signIn(page, demo.siteUrl)
+    await watchExtremePlace(page, demo.siteUrl)
+    await awaitAlert(page, demo.inboxUrl)
+    await page.setViewportSize({ width: 1000, height: 480 })
+    await page.screenshot({ path: join(out, "demo-inbox.png") })
+    const card = await fetch(`${demo.siteUrl}api/v2/card.png?lat=52.52&lon=13.4`)
+    if (card.status !== 200) throw new Error(`card.png answered ${card.status}`)
+    writeFileSync(join(out, "card.png"), new Uint8Array(await card.arrayBuffer()))
+    await context.close()
+  })
+  console.log("wrote docs/screenshots/demo-inbox.png and card.png")
 })
 
 Effect.runPromise(Effect.scoped(program)).catch((e) => {

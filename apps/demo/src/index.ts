@@ -1,0 +1,3 @@
+export * as Demo from "./Demo.js"
+export * as Gazetteer from "./Gazetteer.js"
+export * as Inbox from "./Inbox.js"
