@@ -1,5 +1,6 @@
 /**
- * Serving the site over plain HTTP (CONTRACT.md §8): pages and assets from memory with no-cache,
+ * Serving the site over plain HTTP (CONTRACT.md §8): pages, assets, the service worker and the
+ * manifest from memory with no-cache,
  * an ETag and 304, gzip as §6, the security headers on every answer, an HTML 404 under the site
  * while the API keeps JSON, the BASE_PATH redirect, no traversal, and a missing build said once.
  * A small site written here stands in for the real build, so these rules are tested on their own.
@@ -18,6 +19,8 @@ const MAIN = `<!doctype html><html lang="en"><head><title>Main</title><script ty
 const ACCOUNT = `<!doctype html><html lang="en"><head><title>Account</title></head><body><h1>Account</h1></body></html>`
 const SCRIPT = `export const x = ${JSON.stringify("x".repeat(3000))};\n`
 const STYLE = "body { margin: 0 }\n"
+const WORKER = `self.addEventListener("fetch", () => undefined)\n`
+const MANIFEST = `{"name":"Site","start_url":"./","display":"standalone"}\n`
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Array(2000).fill(7)])
 
 const fixtureSite = () => {
@@ -28,6 +31,8 @@ const fixtureSite = () => {
   writeFileSync(join(dir, "assets", "app-1234.js"), SCRIPT)
   writeFileSync(join(dir, "assets", "app.css"), STYLE)
   writeFileSync(join(dir, "assets", "fonts", "logo.png"), PNG)
+  writeFileSync(join(dir, "sw.js"), WORKER)
+  writeFileSync(join(dir, "manifest.webmanifest"), MANIFEST)
   // Files beside the pages that are not pages are not served.
   writeFileSync(join(dir, "secret.txt"), "not served")
   return dir
@@ -59,6 +64,10 @@ const expectSecurityHeaders = (headers: IncomingHttpHeaders) => {
   expect(csp).toMatch(/(^|;\s*)frame-ancestors 'none'(;|$)/)
   expect(csp).toMatch(/(^|;\s*)script-src 'self'(;|$)/)
   expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|nonce-|sha256-|sha384-|sha512-/)
+  // The manifest, the service worker and the icons: the site's own files, and only those.
+  expect(csp).toMatch(/(^|;\s*)manifest-src 'self'(;|$)/)
+  expect(csp).toMatch(/(^|;\s*)worker-src 'self'(;|$)/)
+  expect(csp).toMatch(/(^|;\s*)img-src 'self' data:(;|$)/)
   expect(headers["x-content-type-options"]).toBe("nosniff")
   expect(headers["referrer-policy"]).toBe("same-origin")
 }
@@ -149,6 +158,23 @@ describe("the site at the root", () => {
         expectSecurityHeaders(png.headers)
       }))
 
+    it.effect("the service worker and the manifest at the site's root, with no-cache and an ETag, and 304", () =>
+      Effect.gen(function* () {
+        const { origin } = yield* TestServer
+        for (const [path, type, body] of [
+          ["/sw.js", "text/javascript; charset=utf-8", WORKER],
+          ["/manifest.webmanifest", "application/manifest+json", MANIFEST]
+        ] as const) {
+          const response = yield* raw(origin, path)
+          expect(response.status, path).toBe(200)
+          expect(response.headers["content-type"]).toBe(type)
+          expect(response.headers["cache-control"]).toBe("no-cache")
+          expect(response.body.toString()).toBe(body)
+          expectSecurityHeaders(response.headers)
+          expect((yield* raw(origin, path, { "if-none-match": response.headers.etag! })).status).toBe(304)
+        }
+      }))
+
     it.effect("HEAD answers the headers alone", () =>
       Effect.gen(function* () {
         const { origin } = yield* TestServer
@@ -218,6 +244,8 @@ describe("the site under BASE_PATH", () => {
           expect((yield* raw(origin, "/climate/")).body.toString()).toBe(MAIN)
           expect((yield* raw(origin, "/climate/alerts?oauth=linked")).body.toString()).toBe(ACCOUNT)
           expect((yield* raw(origin, "/climate/assets/app-1234.js")).body.toString()).toBe(SCRIPT)
+          expect((yield* raw(origin, "/climate/sw.js")).body.toString()).toBe(WORKER)
+          expect((yield* raw(origin, "/climate/manifest.webmanifest")).body.toString()).toBe(MANIFEST)
           for (const [path, location] of [
             ["/climate", "/climate/"],
             ["/climate?lat=1&lon=2", "/climate/?lat=1&lon=2"]
@@ -233,7 +261,7 @@ describe("the site under BASE_PATH", () => {
           // The API under the prefix keeps JSON; outside the prefix nothing is served.
           expect(JSON.parse((yield* raw(origin, "/climate/api/v2/nope")).body.toString())).toEqual({ detail: "Not Found" })
           expect((yield* raw(origin, "/climate/api/v2/health")).status).toBe(200)
-          for (const path of ["/", "/alerts", "/climatex/", "/assets/app-1234.js"]) {
+          for (const path of ["/", "/alerts", "/climatex/", "/assets/app-1234.js", "/sw.js"]) {
             expect((yield* raw(origin, path)).status, path).toBe(404)
           }
         }))

@@ -1,19 +1,29 @@
 /**
- * Builds the site into dist/: index.html (main page), alerts.html (account page) and assets/ with
- * content-hashed names. Pages reference assets by relative URL, so they work under any BASE_PATH.
- * No inline script or style: the server's CSP allows files only.
+ * Builds the site into dist/: index.html (main page), alerts.html (account page), assets/ with
+ * content-hashed names, and at the root the web app manifest and the service worker (sw.js: its
+ * scope is the folder it is served from). Pages, manifest and worker name everything by relative
+ * URL, so one build works under any BASE_PATH. No inline script or style: the server's CSP allows
+ * files only.
+ *
+ * `node scripts/build.mjs [outdir] [--stamp=TEXT]`: tests build into a directory of their own, so
+ * parallel test files never race on one dist/. A stamp (e.g. a commit) is written at the top of every
+ * script and stylesheet, so two builds of the same sources can be told apart (every asset gets a new
+ * name); the tests use it to serve "a new build".
  */
 import { createHash } from "node:crypto"
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises"
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises"
+import { Resvg } from "@resvg/resvg-js"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as esbuild from "esbuild"
 import { worldMap } from "./worldMap.mjs"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-// `node scripts/build.mjs [outdir]`: tests build into a directory of their own, so parallel test
-// files never race on one dist/.
-const dist = process.argv[2] === undefined ? join(root, "dist") : resolve(process.argv[2])
+const args = process.argv.slice(2)
+const outdir = args.find((a) => !a.startsWith("--"))
+const stamp = args.find((a) => a.startsWith("--stamp="))?.slice("--stamp=".length)
+const dist = outdir === undefined ? join(root, "dist") : resolve(outdir)
+const banner = stamp === undefined ? undefined : `/* build ${stamp.replace(/\*\//g, "")} */`
 const assets = join(dist, "assets")
 
 /** Writes `bytes` to assets/ under a name carrying their hash, and returns that name. */
@@ -24,15 +34,28 @@ const hashedBytes = async (bytes, stem, ext) => {
   return name
 }
 
-const hashed = async (source, stem, ext) => hashedBytes(await readFile(source), stem, ext)
-
 await rm(dist, { recursive: true, force: true })
 await mkdir(assets, { recursive: true })
 
 // Static files the scripts fetch or the pages link: the map outlines (projected here, once) and the icon.
 const map = worldMap()
 const mapFile = await hashedBytes(JSON.stringify(map), "map", "json")
-const icon = await hashed(join(root, "src", "icon.svg"), "icon", "svg")
+const iconSvg = await readFile(join(root, "src", "icon.svg"), "utf8")
+const icon = await hashedBytes(iconSvg, "icon", "svg")
+
+// The app icons, drawn from icon.svg by resvg. The maskable one has the icon's background to its
+// edges and the bars inside the middle 80% circle that a launcher's mask keeps (the "safe zone").
+const THEME = "#1f2a44"
+const BACKGROUND = "#f7f6f2"
+const png = (svg, size) => new Resvg(svg, { fitTo: { mode: "width", value: size } }).render().asPng()
+const maskableSvg = iconSvg
+  .replace('viewBox="0 0 32 32"', 'viewBox="-6 -6 44 44"')
+  .replace('<rect width="32" height="32" rx="7"', '<rect x="-6" y="-6" width="44" height="44"')
+const icons = {
+  192: await hashedBytes(png(iconSvg, 192), "icon-192", "png"),
+  512: await hashedBytes(png(iconSvg, 512), "icon-512", "png"),
+  maskable: await hashedBytes(png(maskableSvg, 512), "icon-maskable-512", "png")
+}
 
 /**
  * One build per page: each page's chunks are shared only between its own entry and the parts it
@@ -61,7 +84,8 @@ const buildPage = (name, entry) =>
       "process.env.NODE_ENV": '"production"'
     },
     metafile: true,
-    logLevel: "warning"
+    logLevel: "warning",
+    ...(banner === undefined ? {} : { banner: { js: banner, css: banner } })
   })
 
 const builds = { "src/main.tsx": await buildPage("main", "src/main.tsx"), "src/alerts.tsx": await buildPage("alerts", "src/alerts.tsx") }
@@ -105,7 +129,10 @@ const page = ({ title, description, entry }) => {
 <title>${title}</title>
 <meta name="description" content="${description}">
 <meta name="color-scheme" content="light">
+<meta name="theme-color" content="${THEME}">
 <link rel="icon" href="assets/${icon}" type="image/svg+xml">
+<link rel="apple-touch-icon" href="assets/${icons[192]}">
+<link rel="manifest" href="manifest.webmanifest">
 ${files.css === null ? "" : `<link rel="stylesheet" href="${files.css}">\n`}<script type="module" src="${files.js}"></script>
 ${files.chunks.map((c) => `<link rel="modulepreload" href="${c}">`).join("\n")}
 </head>
@@ -133,5 +160,49 @@ await writeFile(
   })
 )
 
-const outputs = Object.values(builds).flatMap((b) => Object.keys(b.metafile.outputs))
-console.log(`site: built ${outputs.length + 2} assets and 2 pages into ${relative(process.cwd(), dist) || "."}`)
+// The web app manifest: every address relative to it, so {BASE_PATH}/ is its start and scope.
+const manifest = `${JSON.stringify(
+  {
+    id: "./",
+    name: "Climate grade — how unusual is today's weather?",
+    short_name: "Climate grade",
+    description: "Today, the coming 16 days and the last two years at any place, graded against its own weather since 1940.",
+    start_url: "./",
+    scope: "./",
+    display: "standalone",
+    theme_color: THEME,
+    background_color: BACKGROUND,
+    icons: [
+      { src: `assets/${icons[192]}`, sizes: "192x192", type: "image/png", purpose: "any" },
+      { src: `assets/${icons[512]}`, sizes: "512x512", type: "image/png", purpose: "any" },
+      { src: `assets/${icons.maskable}`, sizes: "512x512", type: "image/png", purpose: "maskable" },
+      { src: `assets/${icon}`, sizes: "any", type: "image/svg+xml", purpose: "any" }
+    ]
+  },
+  null,
+  2
+)}\n`
+await writeFile(join(dist, "manifest.webmanifest"), manifest)
+
+// The service worker: every asset of this build, and a version that changes with any byte of it.
+const assetNames = (await readdir(assets)).sort()
+const version = createHash("sha256")
+for (const name of ["index.html", "alerts.html", "manifest.webmanifest"]) version.update(await readFile(join(dist, name)))
+version.update(assetNames.join("\n"))
+await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: ["src/sw.ts"],
+  bundle: true,
+  format: "iife",
+  target: ["es2022", "chrome110", "firefox110", "safari16"],
+  minify: true,
+  legalComments: "none",
+  outfile: join(dist, "sw.js"),
+  define: {
+    __ASSETS__: JSON.stringify(assetNames.map((name) => `assets/${name}`)),
+    __VERSION__: JSON.stringify(version.digest("hex").slice(0, 16))
+  },
+  logLevel: "warning"
+})
+
+console.log(`site: built ${assetNames.length} assets, 2 pages, the manifest and the service worker into ${relative(process.cwd(), dist) || "."}`)

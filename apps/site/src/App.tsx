@@ -12,8 +12,10 @@ import { Section } from "./components/Section.js"
 import { SignInToWatch } from "./components/SignInToWatch.js"
 import { UnitsSwitch } from "./components/UnitsSwitch.js"
 import { lazy } from "./lazy.js"
+import { registerServiceWorker } from "./serviceWorker.js"
 import { address, failure, hrefFor, loading, offline, pick, place, recent, setUnits, units } from "./state.js"
 import { maybeSignedIn } from "./storage.js"
+import { useEffect } from "preact/hooks"
 
 const Details = lazy(
   () => import("./components/Details.js").then((m) => m.Details),
@@ -97,6 +99,11 @@ export const App = () => {
   const p = place.value
   const a = address.value
   const chosen = a.lat !== null && a.lon !== null ? { lat: a.lat, lon: a.lon } : null
+  const settled = chosen === null || p !== null || failure.value !== null
+  // The offline copy of the site is made once the page has shown what it came for.
+  useEffect(() => {
+    if (settled) registerServiceWorker()
+  }, [settled])
   return (
     <>
       <a href="#main" class="skip">
@@ -148,7 +155,7 @@ export const App = () => {
           </div>
           {/* The maps' code is fetched once the grades show (or at once without a place to load). */}
           <div class={chosen === null ? "maps" : "maps has-cell"}>
-            {chosen === null || p !== null || failure.value !== null ? (
+            {settled ? (
               <>
                 <WorldMap chosen={chosen} onPick={pick} />
                 {chosen !== null && <CellMap lat={chosen.lat} lon={chosen.lon} onPick={pick} />}

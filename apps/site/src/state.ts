@@ -179,7 +179,28 @@ export const setUnits = (next: Units) => {
   address.value = merged
 }
 
+/** Whether this page came from the service worker's copy because the network failed (sw.ts). */
+const servedOffline = (): boolean => {
+  const navigation = performance.getEntriesByType?.("navigation")[0] as PerformanceNavigationTiming | undefined
+  return navigation?.serverTiming?.some((t) => t.name === "offline") ?? false
+}
+
+/**
+ * With no network, `{BASE_PATH}/` alone (no place in the address: e.g. an installed app's start)
+ * reopens the last place shown, from what the browser kept. Online, the address still holds the
+ * state: the root is the welcome page.
+ */
+const reopenLastPlace = () => {
+  const q = new URLSearchParams(location.search)
+  const last = recent.value[0]
+  if (q.has("lat") || q.has("lon") || last === undefined || !servedOffline()) return
+  const merged: Address = { ...address.value, lat: last.lat, lon: last.lon, date: null }
+  history.replaceState(null, "", formatAddress(merged))
+  address.value = merged
+}
+
 export const start = () => {
+  reopenLastPlace()
   addEventListener("popstate", () => {
     const next = parseAddress(location.search)
     address.value = next

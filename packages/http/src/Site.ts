@@ -21,7 +21,9 @@ import { PATH as METRICS_PATH } from "./MetricsRoute.js"
 /**
  * Scripts only from our own files: no inline script, `on…=` attribute or `javascript:` URL runs,
  * and nothing (no 'unsafe-inline', nonce or hash) re-admits one. Styles likewise from files; the
- * map and charts are SVG drawn from script. `frame-ancestors 'none'`: no page may frame ours.
+ * map and charts are SVG drawn from script. The manifest and the service worker are the site's own
+ * files too (`default-src` would say so; named, they say it plainly). `frame-ancestors 'none'`: no page
+ * may frame ours.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -30,6 +32,8 @@ export const CONTENT_SECURITY_POLICY = [
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
+  "manifest-src 'self'",
+  "worker-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'self'",
@@ -109,6 +113,12 @@ const PAGES = [
   ["/alerts", "alerts.html"]
 ] as const
 
+/**
+ * Files the build may put beside the pages: the service worker (served from the site's root, its
+ * scope is all of `{BASE_PATH}/`) and the web app manifest. A build without them is still a site.
+ */
+const ROOT_FILES = ["sw.js", "manifest.webmanifest"] as const
+
 const walk = async (root: string, dir: string, out: Array<string>): Promise<void> => {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = join(dir, entry.name)
@@ -131,6 +141,10 @@ export const load = (directory: string): Effect.Effect<Site | MissingSite> =>
       const bytes = await readFile(join(directory, name)).catch(() => undefined)
       if (bytes === undefined) return missing(`${join(directory, name)} does not exist`)
       files.set(path, fileOf(name, new Uint8Array(bytes)))
+    }
+    for (const name of ROOT_FILES) {
+      const bytes = await readFile(join(directory, name)).catch(() => undefined)
+      if (bytes !== undefined) files.set(`/${name}`, fileOf(name, new Uint8Array(bytes)))
     }
     const assets: Array<string> = []
     const assetDir = join(directory, "assets")

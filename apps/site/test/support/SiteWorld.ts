@@ -15,10 +15,15 @@ import * as Layer from "effect/Layer"
 
 const siteRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 
-/** Builds the site (esbuild, well under a second) into a fresh directory and returns it. */
-export const buildSite = (): string => {
+/**
+ * Builds the site (esbuild, well under a second) into a fresh directory and returns it. A `stamp`
+ * makes a build of the same sources whose every asset has another name, as a new release would.
+ */
+export const buildSite = (stamp?: string): string => {
   const out = mkdtempSync(join(tmpdir(), "site-build-"))
-  execFileSync(process.execPath, [join(siteRoot, "scripts", "build.mjs"), out], { stdio: "ignore" })
+  execFileSync(process.execPath, [join(siteRoot, "scripts", "build.mjs"), out, ...(stamp === undefined ? [] : [`--stamp=${stamp}`])], {
+    stdio: "ignore"
+  })
   return out
 }
 
@@ -27,7 +32,8 @@ export class Upstreams extends Context.Tag("site-test/Upstreams")<
   { readonly weather: FakeOpenMeteo.FakeOpenMeteo; readonly geocoder: FakeNominatim.FakeNominatim }
 >() {}
 
-export const siteWorld = (extraEnv: Readonly<Record<string, string>> = {}) =>
+/** `logs`: every log line of the server (the access log among them), for tests that look at the wire. */
+export const siteWorld = (extraEnv: Readonly<Record<string, string>> = {}, options: { readonly logs?: Array<string> } = {}) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       const weather = yield* FakeOpenMeteo.make
@@ -38,7 +44,7 @@ export const siteWorld = (extraEnv: Readonly<Record<string, string>> = {}) =>
         ...extraEnv
       }
       return Layer.mergeAll(
-        testServerLayer(env, backends[0]!.layer, { siteDirectory: buildSite() }),
+        testServerLayer(env, backends[0]!.layer, { siteDirectory: buildSite(), ...options }),
         Layer.succeed(Upstreams, { weather, geocoder }),
         Chromium.layer
       )
