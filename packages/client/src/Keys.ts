@@ -75,3 +75,9 @@ export const neighbours = (cell: CellCoordinates): ReadonlyArray<CellCoordinates
   }
   return out
 }
+
+export const MIN_NEIGHBOUR_SPACING_MS = 1100
+
+/** The warm-up's spacing: the option, raised to the floor of 1.1 s between neighbour requests. */
+export const neighbourSpacing = (option: number | undefined): number =>
+  Math.max(MIN_NEIGHBOUR_SPACING_MS, option !== undefined && Number.isFinite(option) ? option : 0)

@@ -1,6 +1,8 @@
 /**
- * The store rules of CONTRACT.md §7 on the Effect program itself, without a server: pruning ages
- * (TestClock), entries of another payload version or that no longer decode, quota errors.
+ * The client's rules as plain functions (revalidation outcome, pruning and eviction, the payload
+ * check), property-tested; then the store rules of CONTRACT.md §7 on the Effect program itself,
+ * without a server: pruning ages (TestClock), entries of another payload version or that no longer
+ * decode, quota errors.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -8,6 +10,10 @@ import * as FastCheck from "effect/FastCheck"
 import * as TestClock from "effect/TestClock"
 import { CacheStore, createClient, Http, MemoryStore, Program, Pruning, type Store, type StoredEntry } from "../src/index.js"
 import { viewKey } from "../src/Keys.js"
+import { isPayload, payloadMembers, splitBundle } from "../src/Payload.js"
+import { evictionVictims, expired, MAX_IDLE_MS } from "../src/Pruning.js"
+import { outcome } from "../src/Revalidation.js"
+import { VIEW_NAMES } from "../src/Views.js"
 import { type FakeApi, fakeApi, gradePayload } from "./support/FakeApi.js"
 
 const DAY = 24 * 60 * 60 * 1000
@@ -28,6 +34,139 @@ const entry = (key: string, lastAccess: number, data: unknown = gradePayload(1, 
   data,
   storedAt: lastAccess,
   lastAccess
+})
+
+describe("revalidation outcome", () => {
+  const status = FastCheck.oneof(FastCheck.constant(null), FastCheck.integer({ min: 100, max: 599 }), FastCheck.constantFrom(200, 204, 304, 400, 404, 429, 500, 503, 504))
+
+  it.prop("a stored copy is answered whatever happens, unless the server refuses (4xx)", [status, FastCheck.boolean()], ([s, retried]) => {
+    const o = outcome(s, true, retried)
+    const refused = s !== null && s >= 400 && s < 500
+    expect(o === "rejected").toBe(refused)
+    expect(["network", "revalidated", "stale", "rejected"]).toContain(o)
+    expect(o === "revalidated").toBe(s === 304)
+    expect(o === "network").toBe(s === 200)
+  })
+
+  it.prop("with nothing stored: 200 is stored, 4xx rejects, a first 304 refetches once, anything else fails", [status, FastCheck.boolean()], ([s, retried]) => {
+    const o = outcome(s, false, retried)
+    expect(o).not.toBe("stale")
+    expect(o).not.toBe("revalidated")
+    expect(o === "refetch").toBe(s === 304 && !retried)
+    expect(o === "network").toBe(s === 200)
+    expect(o === "rejected").toBe(s !== null && s >= 400 && s < 500)
+  })
+
+  it("the table of CONTRACT §7", () => {
+    expect(outcome(304, true, false)).toBe("revalidated")
+    expect(outcome(200, true, false)).toBe("network")
+    expect(outcome(304, false, false)).toBe("refetch")
+    expect(outcome(304, false, true)).toBe("failed")
+    expect(outcome(null, true, false)).toBe("stale")
+    expect(outcome(null, false, false)).toBe("failed")
+    expect(outcome(503, true, false)).toBe("stale")
+    expect(outcome(503, false, false)).toBe("failed")
+    expect(outcome(404, true, false)).toBe("rejected")
+  })
+})
+
+describe("pruning and eviction", () => {
+  const records = FastCheck.uniqueArray(
+    FastCheck.record({ key: FastCheck.string({ minLength: 1, maxLength: 6 }), lastAccess: FastCheck.integer({ min: 0, max: 40 * DAY }) }),
+    { selector: (r) => r.key, maxLength: 20 }
+  )
+
+  it.prop("prune selects exactly the entries idle for more than 14 days", [records, FastCheck.integer({ min: 0, max: 60 * DAY })], ([rs, now]) => {
+    const out = new Set(expired(rs, now))
+    for (const r of rs) expect(out.has(r.key)).toBe(now - r.lastAccess > MAX_IDLE_MS)
+  })
+
+  it("exactly 14 days idle is not more than 14 days", () => {
+    const now = 100 * DAY
+    expect(expired([{ key: "a", lastAccess: now - MAX_IDLE_MS }, { key: "b", lastAccess: now - MAX_IDLE_MS - 1 }], now)).toEqual(["b"])
+  })
+
+  it.prop(
+    "a quota error evicts the least recently used half (at least one) of the entries not being written",
+    [records, FastCheck.integer({ min: 0, max: 3 })],
+    ([rs, n]) => {
+      const writing = new Set(rs.slice(0, n).map((r) => r.key))
+      const others = rs.filter((r) => !writing.has(r.key))
+      const victims = evictionVictims(rs, writing)
+      expect(victims.length).toBe(Math.min(others.length, Math.max(1, Math.ceil(others.length / 2))))
+      for (const v of victims) expect(writing.has(v)).toBe(false)
+      // Every victim was used no later than every entry kept.
+      const newestVictim = Math.max(...rs.filter((r) => victims.includes(r.key)).map((r) => r.lastAccess))
+      for (const r of others) if (!victims.includes(r.key)) expect(r.lastAccess).toBeGreaterThanOrEqual(newestVictim)
+    }
+  )
+})
+
+describe("payload check", () => {
+  const payloads = {
+    grade: gradePayload(1, 2),
+    forecast: { view: "forecast", v: 1, cell: gradePayload(1, 2).cell, issued: "x", days: [] },
+    calendar: { view: "calendar", v: 1, cell: gradePayload(1, 2).cell, start: "a", end: "b", dates: ["a"], series: {} },
+    day: { view: "day", v: 1, cell: gradePayload(1, 2).cell, date: "2024-01-01", source: "none", variables: {} }
+  } as const
+
+  it("each view's payload passes, parsed and as text; another view's, another version or a missing field does not", () => {
+    for (const view of VIEW_NAMES) {
+      const good = payloads[view]
+      expect(isPayload(view, good)).toBe(true)
+      expect(payloadMembers(view, JSON.stringify(good))).not.toBeNull()
+      for (const bad of [
+        { ...good, v: 2 },
+        { ...good, view: view === "grade" ? "day" : "grade" },
+        Object.fromEntries(Object.entries(good).filter(([k]) => k !== "cell")),
+        null,
+        [good]
+      ]) {
+        expect(isPayload(view, bad)).toBe(false)
+        expect(payloadMembers(view, JSON.stringify(bad))).toBeNull()
+      }
+    }
+  })
+
+  it.prop(
+    "the text check and the parsed check agree on any payload-like object",
+    [
+      FastCheck.constantFrom(...VIEW_NAMES),
+      FastCheck.record(
+        {
+          view: FastCheck.constantFrom(...VIEW_NAMES, "trend"),
+          v: FastCheck.constantFrom(1, 2, "1"),
+          cell: FastCheck.oneof(FastCheck.constant(gradePayload(1, 2).cell), FastCheck.jsonValue()),
+          date: FastCheck.oneof(FastCheck.string(), FastCheck.jsonValue()),
+          variables: FastCheck.oneof(FastCheck.object(), FastCheck.jsonValue()),
+          days: FastCheck.oneof(FastCheck.array(FastCheck.jsonValue()), FastCheck.jsonValue()),
+          dates: FastCheck.oneof(FastCheck.array(FastCheck.string()), FastCheck.jsonValue()),
+          series: FastCheck.oneof(FastCheck.object(), FastCheck.jsonValue())
+        },
+        { requiredKeys: ["view", "v"] }
+      )
+    ],
+    ([view, data]) => {
+      expect(payloadMembers(view, JSON.stringify(data)) !== null).toBe(isPayload(view, JSON.parse(JSON.stringify(data))))
+    },
+    { fastCheck: { numRuns: 500 } }
+  )
+
+  it("a bundle splits into its slices' ETags and texts; another version or a broken slice is none", () => {
+    const slice = (view: keyof typeof payloads) => ({ etag: `W/"${view}"`, data: payloads[view] })
+    const bundle = { v: 1, cell: gradePayload(1, 2).cell, grade: null, forecast: slice("forecast"), calendar: slice("calendar"), day: slice("day") }
+    const split = splitBundle(JSON.stringify(bundle, null, 1))!
+    expect(split.cell).toEqual(bundle.cell)
+    expect(split.slices.grade).toBeNull()
+    for (const view of ["forecast", "calendar", "day"] as const) {
+      expect(split.slices[view]!.etag).toBe(`W/"${view}"`)
+      expect(JSON.parse(split.slices[view]!.text)).toEqual(payloads[view])
+    }
+    expect(splitBundle(JSON.stringify({ ...bundle, v: 2 }))).toBeNull()
+    expect(splitBundle(JSON.stringify({ ...bundle, cell: null }))).toBeNull()
+    expect(splitBundle(JSON.stringify({ ...bundle, day: { etag: 1, data: payloads.day } }))).toBeNull()
+    expect(splitBundle(JSON.stringify({ ...bundle, day: undefined }))).toBeNull()
+  })
 })
 
 describe("pruning", () => {
