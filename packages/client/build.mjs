@@ -1,11 +1,19 @@
-// Bundles the client with every dependency (effect, idb, the core's payload schemas) into one ES
-// module, dist/index.js, that a browser or a Node 20 script anywhere can import: no workspace
-// resolution, no node_modules needed at the importer's side. `--browser-size` instead prints the
-// minified, gzip-compressed size of the browser bundle (the 60 KB budget of issue 10).
+// Bundles the client with what it imports (the core's PayloadVersion) into one minified ES module,
+// dist/index.js, with its source map beside it, that a browser or a Node 20 script anywhere can
+// import: no workspace resolution, no node_modules needed at the importer's side.
+// `--size` builds the same file and prints its size at gzip -9 against the 12 KB budget, with
+// what each module adds to it (minified bytes).
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { build } from "esbuild"
 
-const common = {
+const BUDGET = 12 * 1024
+const outfile = "dist/index.js"
+
+const result = await build({
+  // Paths are the package's, wherever the script is run from.
+  absWorkingDir: import.meta.dirname,
   entryPoints: ["src/index.ts"],
   bundle: true,
   format: "esm",
@@ -13,23 +21,24 @@ const common = {
   platform: "neutral",
   mainFields: ["module", "main"],
   target: "es2022",
+  minify: true,
+  sourcemap: true,
+  metafile: true,
+  outfile,
   logLevel: "warning"
-}
+})
 
-if (process.argv.includes("--browser-size")) {
-  const result = await build({ ...common, platform: "browser", minify: true, write: false, metafile: true })
-  const bytes = result.outputFiles[0].contents
+if (process.argv.includes("--size")) {
+  const bytes = readFileSync(join(import.meta.dirname, outfile))
   const gzip = gzipSync(bytes, { level: 9 }).length
-  const byPackage = new Map()
-  for (const [file, info] of Object.entries(result.metafile.outputs[Object.keys(result.metafile.outputs)[0]].inputs)) {
-    const m = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(file)
-    const name = m ? m[1] : file.startsWith("src/") ? "@climate-grade/client" : file.replace(/^(\.\.\/)+/, "")
-    byPackage.set(name, (byPackage.get(name) ?? 0) + info.bytesInOutput)
+  const kb = (n) => `${(n / 1024).toFixed(1)} KB`
+  console.log(`${outfile}: ${kb(bytes.length)} minified, ${kb(gzip)} at gzip -9 (budget ${kb(BUDGET)})`)
+  const inputs = Object.entries(result.metafile.outputs[outfile].inputs)
+  for (const [file, info] of inputs.sort((a, b) => b[1].bytesInOutput - a[1].bytesInOutput)) {
+    console.log(`  ${file.replace(/^(\.\.\/)+/, "").padEnd(44)} ${kb(info.bytesInOutput).padStart(8)} minified`)
   }
-  console.log(`client browser bundle: ${(bytes.length / 1024).toFixed(1)} KB minified, ${(gzip / 1024).toFixed(1)} KB gzip (budget 60 KB gzip)`)
-  for (const [name, size] of [...byPackage].sort((a, b) => b[1] - a[1])) {
-    console.log(`  ${name.padEnd(40)} ${(size / 1024).toFixed(1)} KB minified`)
+  if (gzip > BUDGET) {
+    console.error(`over budget by ${kb(gzip - BUDGET)}`)
+    process.exitCode = 1
   }
-} else {
-  await build({ ...common, outfile: "dist/index.js", sourcemap: true })
 }

@@ -1,56 +1,66 @@
 /**
- * The HTTP port: one GET, conditional when an ETag is given. The adapter is plain `fetch`, not
- * `@effect/platform`'s FetchHttpClient: measured in a minified browser bundle, FetchHttpClient adds
- * ~25 KB gzip for nothing this client uses (docs/architecture.md).
+ * One GET, conditional when an ETag is given, through the `fetch` the client was given: plain
+ * `fetch`, `cache: "no-store"` so a browser's own HTTP cache never answers for the server (the
+ * client keeps its copies and revalidates them itself). The body is kept as text: whoever needs the
+ * payload parses it, and a warm-up that only stores it never does.
  */
-import * as Context from "effect/Context"
-import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
+import { NetworkError } from "./Errors.js"
 
-export interface HttpAnswer {
+export interface Answer {
   readonly status: number
   readonly etag: string | null
-  /** The parsed JSON body of a 200; the text of a 4xx (for its `detail`); otherwise undefined. */
-  readonly body: unknown
+  /** The body's text for a 200 and for errors (their `{detail}`); null otherwise (204, 304). */
+  readonly text: string | null
+  /** Seconds from `Retry-After`, when sent. */
+  readonly retryAfter: number | null
 }
-
-/** The request never got an answer: connection refused, reset, aborted by the timeout, a broken body. */
-export class NetworkError extends Data.TaggedError("NetworkError")<{ readonly url: string; readonly cause: unknown }> {
-  override get message() {
-    return `Request to ${this.url} failed: ${this.cause instanceof Error ? this.cause.message : String(this.cause)}`
-  }
-}
-
-export interface Http {
-  readonly get: (url: string, etag: string | null) => Effect.Effect<HttpAnswer, NetworkError>
-}
-
-export class HttpPort extends Context.Tag("@climate-grade/client/HttpPort")<HttpPort, Http>() {}
 
 /**
- * `fetch` with `cache: "no-store"`, so a browser's own HTTP cache never answers for the server (the
- * client keeps its copies and revalidates them itself). Interrupting the effect aborts the request
- * (Effect.tryPromise's signal); the timeout is such an interruption.
+ * Rejects with `NetworkError` when no answer comes (refused, reset, a broken body, or none within
+ * the timeout: the request is then aborted), and with `signal.reason` once `signal` aborts.
  */
-export const fromFetch = (fetchFn: typeof fetch, timeout: Duration.DurationInput): Http => ({
-  get: (url, etag) =>
-    Effect.tryPromise({
-      try: async (signal) => {
-        const headers: Record<string, string> = { accept: "application/json" }
-        if (etag !== null) headers["if-none-match"] = etag
-        const response = await fetchFn(url, { method: "GET", headers, cache: "no-store", signal })
-        let body: unknown
-        if (response.status === 200) body = await response.json()
-        else if (response.status >= 400 && response.status < 500) body = await response.text()
-        else await response.body?.cancel() // nothing to read: free the connection
-        return { status: response.status, etag: response.headers.get("etag"), body }
-      },
-      catch: (cause) => new NetworkError({ url, cause })
-    }).pipe(
-      Effect.timeoutFail({
-        duration: timeout,
-        onTimeout: () => new NetworkError({ url, cause: `no answer within ${Duration.format(timeout)}` })
-      })
-    )
-})
+export type Get = (url: string, etag: string | null, signal: AbortSignal) => Promise<Answer>
+
+/** `Retry-After` in seconds: delay-seconds, or an HTTP date from `now` (epoch ms); null when absent or unreadable. */
+export const retryAfterSeconds = (header: string | null, now: number): number | null => {
+  if (header === null) return null
+  const value = header.trim()
+  if (/^\d+$/.test(value)) return Number(value)
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000))
+}
+
+export const fromFetch =
+  (fetchFn: typeof fetch, timeoutMs: number): Get =>
+  async (url, etag, signal) => {
+    const controller = new AbortController()
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      controller.abort()
+    }, timeoutMs)
+    const abort = () => controller.abort()
+    signal.addEventListener("abort", abort)
+    try {
+      if (signal.aborted) throw signal.reason
+      const headers: Record<string, string> = { accept: "application/json" }
+      if (etag !== null) headers["if-none-match"] = etag
+      const response = await fetchFn(url, { method: "GET", headers, cache: "no-store", signal: controller.signal })
+      const { status } = response
+      let text: string | null = null
+      if (status === 200 || status >= 400) text = await response.text()
+      else await response.body?.cancel() // nothing to read: free the connection
+      return {
+        status,
+        etag: response.headers.get("etag"),
+        text,
+        retryAfter: retryAfterSeconds(response.headers.get("retry-after"), Date.now())
+      }
+    } catch (cause) {
+      if (signal.aborted) throw signal.reason
+      throw new NetworkError({ url, cause: timedOut ? `no answer within ${timeoutMs} ms` : cause })
+    } finally {
+      clearTimeout(timer)
+      signal.removeEventListener("abort", abort)
+    }
+  }

@@ -1,45 +1,62 @@
 /**
- * The browser store: IndexedDB through `idb`, one object store keyed by the cache key with an index
- * on last access (pruning and LRU eviction walk it without reading bodies). Where IndexedDB is
- * missing, or cannot be opened (private windows), it falls back to memory.
+ * The browser store: IndexedDB, one object store keyed by the cache key with an index on last
+ * access (pruning and LRU eviction walk it without reading bodies). Each batch is one transaction.
+ * Where IndexedDB is missing, or cannot be opened (private windows, a newer version held by another
+ * tab), it falls back to memory.
+ *
+ * The raw API, not `idb`: the client needs five operations, and the two promise helpers below are
+ * all of `idb` it would use.
  */
-import { type DBSchema, type IDBPDatabase, openDB } from "idb"
-import * as Effect from "effect/Effect"
 import * as MemoryStore from "./MemoryStore.js"
-import { type AccessRecord, QuotaExceeded, StorageFailure, type Store, type StoredEntry } from "./Store.js"
+import { type AccessRecord, QuotaExceeded, StorageFailure, type Store } from "./Store.js"
 
-interface CacheSchema extends DBSchema {
-  entries: { key: string; value: StoredEntry; indexes: { lastAccess: number } }
-}
+/** 2: entries keep the payload's text (version 1 kept a decoded object; those are cleared). */
+const VERSION = 2
+const ENTRIES = "entries"
+const LAST_ACCESS = "lastAccess"
 
-const VERSION = 1
+const done = <T>(request: IDBRequest<T>): Promise<T> =>
+  new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result)
+    request.onerror = () => reject(request.error)
+  })
 
-const isQuotaError = (e: unknown): boolean =>
-  typeof e === "object" && e !== null && (e as { name?: unknown }).name === "QuotaExceededError"
+const committed = (tx: IDBTransaction): Promise<void> =>
+  new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve()
+    tx.onerror = tx.onabort = () => reject(tx.error ?? new DOMException("The transaction was aborted.", "AbortError"))
+  })
+
+const failure = (cause: unknown): QuotaExceeded | StorageFailure =>
+  (cause as { name?: unknown } | null)?.name === "QuotaExceededError" ? new QuotaExceeded(cause) : new StorageFailure(cause)
 
 export const make = (name = "climate-grade-client"): Store => {
   if (typeof indexedDB === "undefined") return MemoryStore.make()
-  let connection: Promise<IDBPDatabase<CacheSchema>> | undefined
+  let connection: Promise<IDBDatabase> | undefined
   let fallback: Store | undefined
 
-  const open = (): Promise<IDBPDatabase<CacheSchema>> => {
+  const open = (): Promise<IDBDatabase> => {
     if (connection !== undefined) return connection
-    const opening = openDB<CacheSchema>(name, VERSION, {
-      upgrade(db) {
-        const entries = db.createObjectStore("entries", { keyPath: "key" })
-        entries.createIndex("lastAccess", "lastAccess")
-      },
-      // Another tab wants a newer version: step aside (it would wait on us forever otherwise).
-      blocking() {
-        void opening.then((db) => db.close())
-        if (connection === opening) connection = undefined
-      },
-      terminated() {
+    const request = indexedDB.open(name, VERSION)
+    request.onupgradeneeded = () => {
+      const db = request.result
+      if (db.objectStoreNames.contains(ENTRIES)) request.transaction!.objectStore(ENTRIES).clear()
+      else db.createObjectStore(ENTRIES, { keyPath: "key" }).createIndex(LAST_ACCESS, LAST_ACCESS)
+    }
+    const opening = done(request).then((db) => {
+      const forget = () => {
         if (connection === opening) connection = undefined
       }
+      // Another tab wants a newer version: step aside (it would wait on us forever otherwise).
+      db.onversionchange = () => {
+        db.close()
+        forget()
+      }
+      db.onclose = forget
+      return db
     })
     connection = opening
-    // A browser that has IndexedDB but will not open it (a private window) gets memory instead.
+    // A browser that has IndexedDB but will not open it gets memory instead.
     opening.catch(() => {
       if (connection === opening) connection = undefined
       fallback ??= MemoryStore.make()
@@ -47,51 +64,86 @@ export const make = (name = "climate-grade-client"): Store => {
     return opening
   }
 
-  const use = <A, E>(
-    onMemory: (store: Store) => Effect.Effect<A, E>,
-    run: (db: IDBPDatabase<CacheSchema>) => Promise<A>,
-    failure: (cause: unknown) => E | StorageFailure = (cause) => new StorageFailure({ cause })
-  ): Effect.Effect<A, E | StorageFailure> =>
-    Effect.suspend((): Effect.Effect<A, E | StorageFailure> => {
+  /** Runs `run` on the database, or the same operation on the memory fallback once there is one. */
+  const use = async <A>(onMemory: (store: Store) => Promise<A>, run: (db: IDBDatabase) => Promise<A>): Promise<A> => {
+    if (fallback !== undefined) return onMemory(fallback)
+    let db: IDBDatabase
+    try {
+      db = await open()
+    } catch (cause) {
       if (fallback !== undefined) return onMemory(fallback)
-      return Effect.tryPromise({ try: () => open(), catch: (cause) => cause }).pipe(
-        Effect.matchEffect({
-          onFailure: (cause): Effect.Effect<A, E | StorageFailure> =>
-            fallback === undefined ? Effect.fail(new StorageFailure({ cause })) : onMemory(fallback),
-          onSuccess: (db) => Effect.tryPromise({ try: () => run(db), catch: failure })
-        })
-      )
-    })
+      throw new StorageFailure(cause)
+    }
+    try {
+      return await run(db)
+    } catch (cause) {
+      throw failure(cause)
+    }
+  }
+
+  /** A read-write transaction over `entries` that calls `each`; resolves once it commits. */
+  const write = (db: IDBDatabase, each: (entries: IDBObjectStore) => void): Promise<void> => {
+    const tx = db.transaction(ENTRIES, "readwrite")
+    const result = committed(tx)
+    try {
+      each(tx.objectStore(ENTRIES))
+    } catch (cause) {
+      // A request refused at once (a value that cannot be cloned, a full origin): nothing is written.
+      result.catch(() => undefined)
+      tx.abort()
+      throw cause
+    }
+    return result
+  }
 
   return {
-    get: (key) => use((m) => m.get(key), (db) => db.get("entries", key)),
-    put: (entry) =>
+    get: (keys) =>
       use(
-        (m) => m.put(entry),
-        (db) => db.put("entries", entry).then(() => undefined),
-        (cause) => (isQuotaError(cause) ? new QuotaExceeded({ cause }) : new StorageFailure({ cause }))
+        (m) => m.get(keys),
+        (db) => {
+          const entries = db.transaction(ENTRIES).objectStore(ENTRIES)
+          return Promise.all(keys.map((key) => done<unknown>(entries.get(key))))
+        }
       ),
-    delete: (key) => use((m) => m.delete(key), (db) => db.delete("entries", key)),
+    put: (batch) =>
+      use(
+        (m) => m.put(batch),
+        (db) =>
+          write(db, (entries) => {
+            for (const entry of batch) entries.put(entry)
+          })
+      ),
+    delete: (keys) =>
+      use(
+        (m) => m.delete(keys),
+        (db) =>
+          write(db, (entries) => {
+            for (const key of keys) entries.delete(key)
+          })
+      ),
     byLastAccess: (options = {}) =>
       use(
         (m) => m.byLastAccess(options),
-        async (db) => {
-          const range = options.before === undefined ? undefined : IDBKeyRange.upperBound(options.before, true)
-          const out: Array<AccessRecord> = []
-          const tx = db.transaction("entries")
-          let cursor = await tx.store.index("lastAccess").openKeyCursor(range)
-          while (cursor !== null && (options.limit === undefined || out.length < options.limit)) {
-            out.push({ key: cursor.primaryKey, lastAccess: cursor.key })
-            cursor = await cursor.continue()
-          }
-          return out
-        }
+        (db) =>
+          new Promise((resolve, reject) => {
+            const range = options.before === undefined ? null : IDBKeyRange.upperBound(options.before, true)
+            const request = db.transaction(ENTRIES).objectStore(ENTRIES).index(LAST_ACCESS).openKeyCursor(range)
+            const out: Array<AccessRecord> = []
+            request.onerror = () => reject(request.error)
+            request.onsuccess = () => {
+              const cursor = request.result
+              if (cursor === null || (options.limit !== undefined && out.length >= options.limit)) return resolve(out)
+              out.push({ key: cursor.primaryKey as string, lastAccess: cursor.key as number })
+              cursor.continue()
+            }
+          })
       ),
     // Closed now; a later call opens it again, so a store can outlive one client.
-    close: Effect.promise(async () => {
+    close: async () => {
       const current = connection
       connection = undefined
+      // One that never opened has nothing to close (its failure already chose the fallback).
       if (current !== undefined) await current.then((db) => db.close()).catch(() => undefined)
-    })
+    }
   }
 }

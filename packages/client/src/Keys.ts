@@ -1,12 +1,10 @@
 /**
- * Cache keys and neighbour cells (CONTRACT.md §7 "Keys", "Neighbours"): pure functions, no IO.
+ * Cache keys and neighbour cells (CONTRACT.md §7 "Keys", "Neighbours"): plain functions, no IO.
  * A key is the request's path with `lat`/`lon` snapped to the 0.25° cell and every query parameter
  * sorted, so two calls that the server answers alike share one entry, and the key doubles as the
  * path the request is sent to.
  */
-export type ViewName = "grade" | "forecast" | "calendar" | "day"
-
-export const VIEWS: ReadonlyArray<ViewName> = ["grade", "forecast", "calendar", "day"]
+import type { SliceName, ViewName } from "./Views.js"
 
 export interface CellCoordinates {
   readonly lat: number
@@ -46,7 +44,7 @@ export const prefetchPath = (cell: CellCoordinates): string => keyOf("/cell", ce
  * The keys a full bundle's slices answer: the view requests a caller makes for "now"
  * (calendar of the last 24 months, the day view without a date).
  */
-export const sliceKeys = (cell: CellCoordinates): Readonly<Record<ViewName, string>> => ({
+export const sliceKeys = (cell: CellCoordinates): Readonly<Record<SliceName, string>> => ({
   grade: keyOf("/grade", cell, {}),
   forecast: keyOf("/forecast", cell, {}),
   calendar: keyOf("/calendar", cell, { months: "24" }),

@@ -5,6 +5,7 @@
  */
 import { PAYLOAD_VER } from "@climate-grade/core/data/PayloadVersion"
 import { kindOf, type Members, members, type Span, textOf, valueOf } from "./JsonText.js"
+import type { StoredEntry } from "./Store.js"
 import { type Kind, SLICES, type SliceName, VIEWS, type ViewName } from "./Views.js"
 
 const kindOfValue = (u: unknown): string => (u === null ? "null" : Array.isArray(u) ? "array" : typeof u)
@@ -100,4 +101,18 @@ export const splitBundle = (text: string): BundleText | null => {
     slices[name] = { etag, text: textOf(text, data) }
   }
   return { cell, slices: slices as Record<SliceName, SliceText | null> }
+}
+
+/** A stored entry of the shape this client writes, under `key`, of version `v`: else it is dropped. */
+export const isStoredEntry = (raw: unknown, key: string, v: number): raw is StoredEntry => {
+  if (typeof raw !== "object" || raw === null) return false
+  const e = raw as Readonly<Record<string, unknown>>
+  return (
+    e.key === key &&
+    e.v === v &&
+    (e.etag === null || typeof e.etag === "string") &&
+    typeof e.text === "string" &&
+    typeof e.storedAt === "number" &&
+    typeof e.lastAccess === "number"
+  )
 }

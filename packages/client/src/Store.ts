@@ -1,39 +1,24 @@
 /**
- * The storage port: what the client needs from a cache (CONTRACT.md §7). Adapters: `MemoryStore`,
- * `IndexedDbStore`. An entry is read back as `unknown` because a store outlives the code that wrote
- * it (IndexedDB keeps last month's entries); the client decodes it and drops what no longer fits.
+ * The storage port: what the client needs from a cache. Adapters: `MemoryStore`, `IndexedDbStore`.
+ * Every operation takes a batch, so one bundle is one transaction. An entry is read back as
+ * `unknown`: a store outlives the code that wrote it (IndexedDB keeps last month's entries), and the
+ * client checks each one (Payload.ts) and drops what no longer fits.
  */
-import * as Context from "effect/Context"
-import * as Data from "effect/Data"
-import type * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
-
-export const StoredEntry = Schema.Struct({
+export interface StoredEntry {
   /** The cache key (Keys.ts). */
-  key: Schema.String,
-  etag: Schema.NullOr(Schema.String),
+  readonly key: string
+  readonly etag: string | null
   /** The payload version the entry was written under (PAYLOAD_VER). */
-  v: Schema.Number,
-  data: Schema.Unknown,
+  readonly v: number
+  /**
+   * The payload's JSON text as the server sent it: kept as text, a write is a copy of a string (not
+   * a structured clone of an object graph) and a slice stored for later is never decoded now.
+   */
+  readonly text: string
   /** When the body was last confirmed by the server (200 or 304), epoch ms. */
-  storedAt: Schema.Number,
+  readonly storedAt: number
   /** When the entry was last read or written, epoch ms: pruning and eviction go by it. */
-  lastAccess: Schema.Number
-})
-export type StoredEntry = typeof StoredEntry.Type
-
-/** The store refused a write for lack of space (IndexedDB's `QuotaExceededError`). */
-export class QuotaExceeded extends Data.TaggedError("QuotaExceeded")<{ readonly cause?: unknown }> {
-  override get message() {
-    return "Storage quota exceeded"
-  }
-}
-
-/** Any other storage fault (a closed or broken database). */
-export class StorageFailure extends Data.TaggedError("StorageFailure")<{ readonly cause: unknown }> {
-  override get message() {
-    return `Storage failed: ${String(this.cause)}`
-  }
+  readonly lastAccess: number
 }
 
 export interface AccessRecord {
@@ -41,10 +26,32 @@ export interface AccessRecord {
   readonly lastAccess: number
 }
 
+/** The store refused a write for lack of space (IndexedDB's `QuotaExceededError`). */
+export class QuotaExceeded extends Error {
+  readonly _tag = "QuotaExceeded"
+  override readonly name = "QuotaExceeded"
+  constructor(cause?: unknown) {
+    super("Storage quota exceeded", { cause })
+  }
+}
+
+/** Any other storage fault (a closed or broken database). */
+export class StorageFailure extends Error {
+  readonly _tag = "StorageFailure"
+  override readonly name = "StorageFailure"
+  constructor(cause: unknown) {
+    super(`Storage failed: ${String(cause)}`, { cause })
+  }
+}
+
+export type StoreError = QuotaExceeded | StorageFailure
+
 export interface Store {
-  readonly get: (key: string) => Effect.Effect<unknown, StorageFailure>
-  readonly put: (entry: StoredEntry) => Effect.Effect<void, QuotaExceeded | StorageFailure>
-  readonly delete: (key: string) => Effect.Effect<void, StorageFailure>
+  /** The entries under `keys`, in order; `undefined` where there is none. */
+  readonly get: (keys: ReadonlyArray<string>) => Promise<ReadonlyArray<unknown>>
+  /** Writes all of `entries` or none (one transaction). Rejects with a `StoreError`. */
+  readonly put: (entries: ReadonlyArray<StoredEntry>) => Promise<void>
+  readonly delete: (keys: ReadonlyArray<string>) => Promise<void>
   /**
    * Entries least recently accessed first; with `before`, only those accessed strictly before it;
    * with `limit`, at most that many.
@@ -52,8 +59,6 @@ export interface Store {
   readonly byLastAccess: (options?: {
     readonly before?: number
     readonly limit?: number
-  }) => Effect.Effect<ReadonlyArray<AccessRecord>, StorageFailure>
-  readonly close: Effect.Effect<void>
+  }) => Promise<ReadonlyArray<AccessRecord>>
+  readonly close: () => Promise<void>
 }
-
-export class CacheStore extends Context.Tag("@climate-grade/client/CacheStore")<CacheStore, Store>() {}

@@ -1,40 +1,20 @@
 /**
- * The client's rules as plain functions (revalidation outcome, pruning and eviction, the payload
- * check), property-tested; then the store rules of CONTRACT.md §7 on the Effect program itself,
- * without a server: pruning ages (TestClock), entries of another payload version or that no longer
- * decode, quota errors.
+ * The client's rules as plain functions (CONTRACT.md §7 "Revalidation", "Pruning", the payload
+ * check), property-tested; then the same rules through the client over a fake API and a memory
+ * store, with `now` moved by hand: pruning ages, entries that no longer fit, 4xx, quota errors.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
-import * as TestClock from "effect/TestClock"
-import { CacheStore, createClient, Http, MemoryStore, Program, Pruning, type Store, type StoredEntry } from "../src/index.js"
+import { createClient, memoryStore, type Store, type StoredEntry } from "../src/index.js"
 import { viewKey } from "../src/Keys.js"
 import { isPayload, payloadMembers, splitBundle } from "../src/Payload.js"
-import { evictionVictims, expired, MAX_IDLE_MS } from "../src/Pruning.js"
+import { evictionVictims, expired, isExpired, MAX_IDLE_MS } from "../src/Pruning.js"
 import { outcome } from "../src/Revalidation.js"
 import { VIEW_NAMES } from "../src/Views.js"
 import { type FakeApi, fakeApi, gradePayload } from "./support/FakeApi.js"
 
 const DAY = 24 * 60 * 60 * 1000
-const config: Program.ClientConfig = { baseUrl: "http://api.test/api/v2", neighbourSpacingMs: 1100 }
-
-/** The program over `store` and the fake API, in a scope. */
-const withClient = <A, E>(store: Store, api: FakeApi, f: (client: Program.ClientProgram) => Effect.Effect<A, E>) =>
-  Effect.flatMap(Program.make(config), f).pipe(
-    Effect.provideService(CacheStore, store),
-    Effect.provideService(Http.HttpPort, Http.fromFetch(api.fetch, "10 seconds")),
-    Effect.scoped
-  )
-
-const entry = (key: string, lastAccess: number, data: unknown = gradePayload(1, 2)): StoredEntry => ({
-  key,
-  etag: `W/"${key}"`,
-  v: 1,
-  data,
-  storedAt: lastAccess,
-  lastAccess
-})
+const baseUrl = "http://api.test/api/v2"
 
 describe("revalidation outcome", () => {
   const status = FastCheck.oneof(FastCheck.constant(null), FastCheck.integer({ min: 100, max: 599 }), FastCheck.constantFrom(200, 204, 304, 400, 404, 429, 500, 503, 504))
@@ -75,6 +55,11 @@ describe("pruning and eviction", () => {
     FastCheck.record({ key: FastCheck.string({ minLength: 1, maxLength: 6 }), lastAccess: FastCheck.integer({ min: 0, max: 40 * DAY }) }),
     { selector: (r) => r.key, maxLength: 20 }
   )
+
+  it.prop("an entry is expired exactly when its last access is more than 14 days old", [FastCheck.integer({ min: 0, max: 60 * DAY })], ([age]) => {
+    const now = 100 * DAY
+    expect(isExpired(now - age, now)).toBe(age > 14 * DAY)
+  })
 
   it.prop("prune selects exactly the entries idle for more than 14 days", [records, FastCheck.integer({ min: 0, max: 60 * DAY })], ([rs, now]) => {
     const out = new Set(expired(rs, now))
@@ -169,49 +154,52 @@ describe("payload check", () => {
   })
 })
 
-describe("pruning", () => {
-  it.prop("an entry is expired exactly when its last access is more than 14 days old", [FastCheck.integer({ min: 0, max: 60 * DAY })], ([age]) => {
-    const now = 100 * DAY
-    expect(Pruning.isExpired(now - age, now)).toBe(age > 14 * DAY)
-  })
+/** A client over `store` and the fake API whose clock reads `clock.now`. */
+const clientOf = (store: Store, api: FakeApi, clock = { now: 100 * DAY }) =>
+  createClient({ baseUrl, store, fetch: api.fetch, now: () => clock.now })
 
-  it.effect.prop(
-    "prune() removes the entries idle for more than 14 days on the clock, and says how many",
-    [FastCheck.array(FastCheck.integer({ min: 0, max: 40 * DAY }), { maxLength: 12 })],
-    ([ages]) =>
-      Effect.gen(function* () {
-        const store = MemoryStore.make()
-        const start = 100 * DAY
-        yield* TestClock.setTime(start)
-        for (const [i, age] of ages.entries()) yield* store.put(entry(`/grade?k=${i}`, start - age))
+const entry = (key: string, lastAccess: number, data: unknown = gradePayload(1, 2)): StoredEntry => ({
+  key,
+  etag: `W/"${key}"`,
+  v: 1,
+  text: JSON.stringify(data),
+  storedAt: lastAccess,
+  lastAccess
+})
+
+describe("pruning through the client", () => {
+  it("prune() removes the entries idle for more than 14 days on the clock, and says how many", () =>
+    FastCheck.assert(
+      FastCheck.asyncProperty(FastCheck.array(FastCheck.integer({ min: 0, max: 40 * DAY }), { maxLength: 12 }), async (ages) => {
+        const store = memoryStore()
+        const clock = { now: 100 * DAY }
+        await store.put(ages.map((age, i) => entry(`/grade?k=${i}`, clock.now - age)))
+        const client = clientOf(store, fakeApi(), clock)
+        // Creation prunes at once: what is already older than 14 days goes then.
+        const expiredAtStart = ages.filter((age) => age > 14 * DAY).length
         // A day later on the clock: ages grow by a day.
-        yield* TestClock.adjust("1 day")
-        const removed = yield* withClient(store, fakeApi(), (client) => client.prune)
-        const expired = ages.filter((age) => age + DAY > 14 * DAY)
-        expect(removed).toBe(expired.length)
-        const kept = (yield* store.byLastAccess()).map((r) => r.key).sort()
+        clock.now += DAY
+        const removed = await client.prune()
+        expect(removed).toBe(ages.filter((age) => age + DAY > 14 * DAY).length - expiredAtStart)
+        const kept = (await store.byLastAccess()).map((r) => r.key).sort()
         expect(kept).toEqual(ages.flatMap((age, i) => (age + DAY > 14 * DAY ? [] : [`/grade?k=${i}`])).sort())
+        await client.close()
       }),
-    { fastCheck: { numRuns: 25 } }
-  )
+      { numRuns: 25 }
+    ))
 
-  it.effect("reading an entry counts as an access: it is not pruned 14 days after it was stored", () =>
-    Effect.gen(function* () {
-      const store = MemoryStore.make()
-      const api = fakeApi()
-      yield* withClient(store, api, (client) =>
-        Effect.gen(function* () {
-          yield* client.view("grade", 1, 2)
-          yield* TestClock.adjust("10 days")
-          expect((yield* client.view("grade", 1, 2)).source).toBe("revalidated")
-          yield* TestClock.adjust("10 days")
-          expect(yield* client.prune).toBe(0)
-          yield* TestClock.adjust("5 days")
-          expect(yield* client.prune).toBe(1)
-        })
-      )
-    })
-  )
+  it("reading an entry counts as an access: it is not pruned 14 days after it was stored", async () => {
+    const clock = { now: 100 * DAY }
+    const client = clientOf(memoryStore(), fakeApi(), clock)
+    await client.view("grade", 1, 2)
+    clock.now += 10 * DAY
+    expect((await client.view("grade", 1, 2)).source).toBe("revalidated")
+    clock.now += 10 * DAY
+    expect(await client.prune()).toBe(0)
+    clock.now += 5 * DAY
+    expect(await client.prune()).toBe(1)
+    await client.close()
+  })
 })
 
 describe("stored entries that no longer fit", () => {
@@ -220,93 +208,133 @@ describe("stored entries that no longer fit", () => {
     ["another payload version in the entry", { ...entry(key, 0), v: 2 }],
     ["another payload version in the payload", entry(key, 0, { ...gradePayload(1, 2), v: 2 })],
     ["a body that is not a grade payload", entry(key, 0, { view: "grade", v: 1 })],
-    ["an entry that does not decode", { key, etag: 5, data: null }]
+    ["a body that is not JSON", { ...entry(key, 0), text: '{"view":"grade",' }],
+    ["an entry that does not decode", { key, etag: 5, data: null }],
+    ["an entry of the decoded-object format", { key, etag: 'W/"x"', v: 1, data: gradePayload(1, 2), storedAt: 0, lastAccess: 0 }]
   ] as const) {
-    it.effect(`are dropped: ${name}`, () =>
-      Effect.gen(function* () {
-        const store = MemoryStore.make()
-        const api = fakeApi()
-        // Written behind the client's back, as an older release or a broken write would have.
-        yield* Effect.orDie(store.put(stored as StoredEntry))
-        const result = yield* withClient(store, api, (client) => client.view("grade", 1, 2))
-        expect(result.source).toBe("network")
-        expect(api.requests.map((r) => r.ifNoneMatch)).toEqual([null])
-        expect(yield* store.get(key)).toMatchObject({ key, v: 1, etag: result.etag })
-      })
-    )
+    it(`are dropped: ${name}`, async () => {
+      const store = memoryStore()
+      const api = fakeApi()
+      // Written behind the client's back, as an older release or a broken write would have.
+      await store.put([stored as unknown as StoredEntry])
+      const client = clientOf(store, api, { now: 10 })
+      const result = await client.view("grade", 1, 2)
+      expect(result.source).toBe("network")
+      expect(api.requests.map((r) => r.ifNoneMatch)).toEqual([null])
+      expect((await store.get([key]))[0]).toMatchObject({ key, v: 1, etag: result.etag })
+      await client.close()
+    })
   }
 })
 
 describe("a 4xx", () => {
-  it.effect("rejects and keeps nothing: a copy stored earlier under the key is dropped", () =>
-    Effect.gen(function* () {
-      const store = MemoryStore.make()
-      const api = fakeApi()
-      const key = viewKey("grade", 1, 2)
-      yield* withClient(store, api, (client) =>
-        Effect.gen(function* () {
-          yield* client.view("grade", 1, 2)
-          expect(yield* store.get(key)).toBeDefined()
-          api.status = 404
-          const error = yield* Effect.flip(client.view("grade", 1, 2))
-          expect(error).toMatchObject({ _tag: "RequestRejected", status: 404, detail: "refused" })
-          expect(yield* store.get(key)).toBeUndefined()
-          api.status = 503
-          // Nothing left to fall back on.
-          expect((yield* Effect.flip(client.view("grade", 1, 2)))._tag).toBe("ServerError")
-        })
-      )
+  it("rejects and keeps nothing: a copy stored earlier under the key is dropped", async () => {
+    const store = memoryStore()
+    const api = fakeApi()
+    const key = viewKey("grade", 1, 2)
+    const client = clientOf(store, api)
+    await client.view("grade", 1, 2)
+    expect((await store.get([key]))[0]).toBeDefined()
+    api.status = 404
+    const error = await client.view("grade", 1, 2).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Error)
+    expect(error).toMatchObject({ _tag: "RequestRejected", status: 404, detail: "refused" })
+    expect((await store.get([key]))[0]).toBeUndefined()
+    api.status = 503
+    // Nothing left to fall back on.
+    expect(await client.view("grade", 1, 2).catch((e: unknown) => e)).toMatchObject({ _tag: "ServerError", status: 503 })
+    await client.close()
+  })
+
+  it("ServerError and RequestRejected carry the server's detail and Retry-After in seconds", async () => {
+    const api = fakeApi()
+    const client = clientOf(memoryStore(), api)
+    api.status = 503
+    api.retryAfter = "3600"
+    expect(await client.view("grade", 1, 2).catch((e: unknown) => e)).toMatchObject({
+      _tag: "ServerError",
+      status: 503,
+      detail: "refused",
+      retryAfter: 3600
     })
-  )
+    api.status = 429
+    api.retryAfter = "5"
+    expect(await client.view("grade", 1, 2).catch((e: unknown) => e)).toMatchObject({ _tag: "RequestRejected", status: 429, retryAfter: 5 })
+    api.status = 502
+    api.retryAfter = null
+    expect(await client.view("grade", 1, 2).catch((e: unknown) => e)).toMatchObject({ _tag: "ServerError", detail: "refused", retryAfter: null })
+    await client.close()
+  })
 })
 
 describe("the Promise surface", () => {
   it("refuses an unknown view before any request", async () => {
     const api = fakeApi()
-    const client = createClient({ baseUrl: config.baseUrl, fetch: api.fetch })
+    const client = createClient({ baseUrl, fetch: api.fetch })
     await expect(client.view("weather" as never, 1, 2)).rejects.toThrow(/Unknown view 'weather'/)
     await expect(client.watch("weather" as never, 1, 2)[Symbol.asyncIterator]().next()).rejects.toThrow(TypeError)
     expect(api.requests).toEqual([])
     await client.close()
     await expect(client.view("grade", 1, 2)).rejects.toThrow(/closed/)
   })
+
+  it("a caller's abort rejects its own call only: the shared request answers the others, and is not aborted", async () => {
+    const api = fakeApi()
+    const release: Array<() => void> = []
+    const held = new Promise<void>((resolve) => release.push(resolve))
+    let aborted = false
+    const slow: typeof fetch = async (input, init) => {
+      init?.signal?.addEventListener("abort", () => {
+        aborted = true
+      })
+      await held
+      return api.fetch(input, init)
+    }
+    const client = createClient({ baseUrl, fetch: slow })
+    const mine = new AbortController()
+    const first = client.view("grade", 1, 2, {}, { signal: mine.signal })
+    const second = client.view("grade", 1, 2)
+    mine.abort(new DOMException("gave up", "AbortError"))
+    await expect(first).rejects.toMatchObject({ name: "AbortError" })
+    release[0]!()
+    expect((await second).source).toBe("network")
+    expect(api.requests).toHaveLength(1)
+    expect(aborted).toBe(false)
+    await client.close()
+  })
 })
 
 describe("quota", () => {
-  it.effect("a quota error drops the least recently used entries and retries the write once", () =>
-    Effect.gen(function* () {
-      const api = fakeApi()
-      const one = JSON.stringify(entry(viewKey("grade", 1, 1), 0, gradePayload(1, 1))).length
-      // Room for about four entries.
-      const store = MemoryStore.make({ quota: Math.floor(one * 4.5) })
-      yield* withClient(store, api, (client) =>
-        Effect.gen(function* () {
-          for (let i = 1; i <= 4; i++) {
-            yield* client.view("grade", i, i)
-            yield* TestClock.adjust("1 minute")
-          }
-          expect((yield* store.byLastAccess()).length).toBe(4)
-          // Touch the oldest: now the second is least recently used.
-          yield* client.view("grade", 1, 1)
-          yield* TestClock.adjust("1 minute")
-          const fifth = yield* client.view("grade", 5, 5)
-          expect(fifth.source).toBe("network")
-          const keys = (yield* store.byLastAccess()).map((r) => r.key)
-          expect(keys).toContain(viewKey("grade", 5, 5))
-          expect(keys).toContain(viewKey("grade", 1, 1))
-          expect(keys).not.toContain(viewKey("grade", 2, 2))
-        })
-      )
-    })
-  )
+  it("a quota error drops the least recently used entries and retries the write once", async () => {
+    const api = fakeApi()
+    const one = JSON.stringify(entry(viewKey("grade", 1, 1), 0, gradePayload(1, 1))).length
+    // Room for about four entries.
+    const store = memoryStore({ quota: Math.floor(one * 4.5) })
+    const clock = { now: 100 * DAY }
+    const client = clientOf(store, api, clock)
+    for (let i = 1; i <= 4; i++) {
+      await client.view("grade", i, i)
+      clock.now += 60_000
+    }
+    expect((await store.byLastAccess()).length).toBe(4)
+    // Touch the oldest: now the second is least recently used.
+    await client.view("grade", 1, 1)
+    clock.now += 60_000
+    const fifth = await client.view("grade", 5, 5)
+    expect(fifth.source).toBe("network")
+    const keys = (await store.byLastAccess()).map((r) => r.key)
+    expect(keys).toContain(viewKey("grade", 5, 5))
+    expect(keys).toContain(viewKey("grade", 1, 1))
+    expect(keys).not.toContain(viewKey("grade", 2, 2))
+    await client.close()
+  })
 
-  it.effect("an entry that cannot fit even then is not stored, and the call still answers", () =>
-    Effect.gen(function* () {
-      const api = fakeApi()
-      const store = MemoryStore.make({ quota: 100 })
-      const result = yield* withClient(store, api, (client) => client.view("grade", 1, 1))
-      expect(result.source).toBe("network")
-      expect(yield* store.byLastAccess()).toEqual([])
-    })
-  )
+  it("an entry that cannot fit even then is not stored, and the call still answers", async () => {
+    const store = memoryStore({ quota: 100 })
+    const client = clientOf(store, fakeApi())
+    const result = await client.view("grade", 1, 1)
+    expect(result.source).toBe("network")
+    expect(await store.byLastAccess()).toEqual([])
+    await client.close()
+  })
 })

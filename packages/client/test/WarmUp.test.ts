@@ -2,7 +2,6 @@
  * CONTRACT.md §7 "Neighbours", against the real server: measured from the requests the client
  * makes (their start times, parameters and aborts), not from its own account.
  */
-import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createClient, memoryStore, type Store } from "../src/index.js"
 import { cellOf, neighbours } from "../src/Keys.js"
@@ -102,7 +101,7 @@ describe("neighbour warm-up", () => {
 
 /** The stored key of the warm-up's day slice for `cell` (its date is the record's last day). */
 const findStoredDayKey = async (store: Store, cell: { lat: number; lon: number }) => {
-  const records = await Effect.runPromise(store.byLastAccess())
+  const records = await store.byLastAccess()
   const tail = `&lat=${cell.lat.toFixed(2)}&lon=${cell.lon.toFixed(2)}`
   return records.map((r) => r.key).find((k) => k.startsWith("/day?date=") && k.endsWith(tail))
 }

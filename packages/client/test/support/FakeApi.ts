@@ -24,6 +24,8 @@ export interface FakeApi {
   padding: number
   /** When set, every request is answered with this status and a `{detail}` body. */
   status: number | null
+  /** Sent as Retry-After with those answers, when set. */
+  retryAfter: string | null
 }
 
 export const fakeApi = (): FakeApi => {
@@ -32,6 +34,7 @@ export const fakeApi = (): FakeApi => {
     revision: 1,
     padding: 0,
     status: null,
+    retryAfter: null,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = new URL(String(input))
       const ifNoneMatch = new Headers(init?.headers).get("if-none-match")
@@ -39,7 +42,9 @@ export const fakeApi = (): FakeApi => {
       const lat = Number(url.searchParams.get("lat"))
       const lon = Number(url.searchParams.get("lon"))
       if (api.status !== null) {
-        return new Response(JSON.stringify({ detail: "refused" }), { status: api.status, headers: { "content-type": "application/json" } })
+        const headers: Record<string, string> = { "content-type": "application/json" }
+        if (api.retryAfter !== null) headers["retry-after"] = api.retryAfter
+        return new Response(JSON.stringify({ detail: "refused" }), { status: api.status, headers })
       }
       const etag = `W/"${url.pathname}-${lat}-${lon}-${api.revision}"`
       if (ifNoneMatch === etag) return new Response(null, { status: 304, headers: { etag } })
