@@ -4,6 +4,7 @@
  * calendar's drawing and keyboard model are a further chunk.
  */
 import { useSignal } from "@preact/signals"
+import { useEffect, useState } from "preact/hooks"
 import { lazy } from "../lazy.js"
 import { longDate, sinceYearOf, VARIABLE_NAME, VARIABLES } from "../format.js"
 import type { Variable } from "../payloads.js"
@@ -52,9 +53,27 @@ const DatePicker = ({ selected, min, max }: { selected: string | null; min: stri
   )
 }
 
+/** The sections, in page order. */
+const SECTIONS = 4
+
+/**
+ * How many sections are drawn: one more per task, so that drawing what lies below the grades never
+ * holds the main thread long in one piece (a phone's long tasks are what makes a page feel stuck).
+ */
+const useProgressive = (total: number) => {
+  const [shown, setShown] = useState(1)
+  useEffect(() => {
+    if (shown >= total) return
+    const next = setTimeout(() => setShown(shown + 1), 0)
+    return () => clearTimeout(next)
+  }, [shown, total])
+  return shown
+}
+
 export const Details = () => {
   const p = place.value
   const calendarVariable = useSignal<Variable>("tmax")
+  const shown = useProgressive(SECTIONS)
   if (p === null) return null
   const u = units.value
   const day = shownDay.value
@@ -75,59 +94,66 @@ export const Details = () => {
           <Legend variable="precip" records={false} />
         </Section>
       )}
-      <Section id="day" title={day === null ? "The day" : `The day: ${longDate(day.data.date)}`}>
-        <div aria-live="polite" aria-busy={dayLoading.value}>
-          {dayLoading.value && <p class="muted">Loading {address.value.date}…</p>}
-          {dayFailure.value !== null && <p class="error-text">That day could not be loaded: {dayFailure.value}</p>}
-        </div>
-        {day !== null && <DayView day={day.data} units={u} />}
-        <DatePicker
-          key={selected ?? "today"}
-          selected={selected}
-          min={sinceYear === null ? "1940-01-01" : `${sinceYear}-01-01`}
-          max={p.forecast?.data.days.at(-1)?.date ?? todayDay.date}
-        />
-      </Section>
-      <Section
-        id="calendar"
-        title="The last two years"
-        intro="Every day since two years ago, coloured by how it ranked among the same dates in other years. Choose a day to open it."
-      >
-        <fieldset class="toggle">
-          <legend class="sr-only">Show in the calendar</legend>
-          {VARIABLES.map((v) => (
-            <label key={v} class={calendarVariable.value === v ? "is-on" : ""}>
-              <input
-                type="radio"
-                name="calendar-variable"
-                value={v}
-                checked={calendarVariable.value === v}
-                onChange={() => {
-                  calendarVariable.value = v
-                }}
-              />
-              {VARIABLE_NAME[v]}
-            </label>
-          ))}
-        </fieldset>
-        <CalendarHeatmap
-          calendar={p.calendar.data}
-          units={u}
-          variable={calendarVariable.value}
-          selected={selected}
-          onPick={pickDate}
-        />
-        <Legend variable={calendarVariable.value === "precip" ? "precip" : "tmax"} records={false} />
-      </Section>
-      <Section id="about" title="About these numbers">
-        <Provenance
-          cell={p.cell}
-          recordEnd={p.calendar.data.end}
-          sinceYear={sinceYear}
-          n={n}
-          issued={p.grade?.data.issued ?? p.forecast?.data.issued ?? null}
-        />
-      </Section>
+      {shown >= 2 && (
+        <Section id="day" title={day === null ? "The day" : `The day: ${longDate(day.data.date)}`}>
+          <div aria-live="polite" aria-busy={dayLoading.value}>
+            {dayLoading.value && <p class="muted">Loading {address.value.date}…</p>}
+            {dayFailure.value !== null && <p class="error-text">That day could not be loaded: {dayFailure.value}</p>}
+          </div>
+          {day !== null && <DayView day={day.data} units={u} />}
+          <DatePicker
+            key={selected ?? "today"}
+            selected={selected}
+            min={sinceYear === null ? "1940-01-01" : `${sinceYear}-01-01`}
+            max={p.forecast?.data.days.at(-1)?.date ?? todayDay.date}
+          />
+        </Section>
+      )}
+      {shown >= 3 && (
+        <Section
+          id="calendar"
+          title="The last two years"
+          intro="Every day since two years ago, coloured by how it ranked among the same dates in other years. Choose a day to open it."
+        >
+          <fieldset class="toggle">
+            <legend class="sr-only">Show in the calendar</legend>
+            {VARIABLES.map((v) => (
+              <label key={v} class={calendarVariable.value === v ? "is-on" : ""}>
+                <input
+                  type="radio"
+                  name="calendar-variable"
+                  value={v}
+                  checked={calendarVariable.value === v}
+                  onChange={() => {
+                    calendarVariable.value = v
+                  }}
+                />
+                {VARIABLE_NAME[v]}
+              </label>
+            ))}
+          </fieldset>
+          <CalendarHeatmap
+            calendar={p.calendar.data}
+            units={u}
+            variable={calendarVariable.value}
+            selected={selected}
+            onPick={pickDate}
+          />
+          <Legend variable={calendarVariable.value === "precip" ? "precip" : "tmax"} records={false} />
+        </Section>
+      )}
+      {shown >= 4 && (
+        <Section id="about" title="About these numbers">
+          <Provenance
+            cell={p.cell}
+            recordEnd={p.calendar.data.end}
+            sinceYear={sinceYear}
+            n={n}
+            issued={p.grade?.data.issued ?? p.forecast?.data.issued ?? null}
+          />
+        </Section>
+      )}
+      {shown < SECTIONS && <div class="details-pending" />}
     </>
   )
 }
