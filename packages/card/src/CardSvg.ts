@@ -23,7 +23,7 @@ import {
 } from "./Words.js"
 
 /** The layout's version, part of the card's ETag: raise it with any change to what a card looks like. */
-export const VERSION = 1
+export const VERSION = 2
 
 export const WIDTH = 1200
 export const HEIGHT = 630
@@ -107,9 +107,21 @@ const panel = (measure: Measure, grade: GradePayload, variable: Variable, units:
   return parts.join("")
 }
 
+/**
+ * What Inter draws: Latin, Greek and Cyrillic, with the punctuation and marks they use. A label in
+ * another script (東京都, القاهرة) would come out as blanks: the card then names the place by its
+ * coordinates, which the line below it shows anyway.
+ */
+const DRAWABLE = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Common}\p{Script=Inherited}]*$/u
+
+export const drawableLabel = (grade: GradePayload): string => {
+  const label = placeLabel(grade)
+  return DRAWABLE.test(label) ? label : formatCoordinates(grade.cell.lat, grade.cell.lon)
+}
+
 /** The card's SVG for a place's grade payload. */
 export const svg = (grade: GradePayload, units: Units, measure: Measure): string => {
-  const place = fit(measure, placeLabel(grade), WIDTH - 2 * MARGIN, 64, 40, 700)
+  const place = fit(measure, drawableLabel(grade), WIDTH - 2 * MARGIN, 64, 40, 700)
   const since = sinceYearOf(Math.max(...VARIABLES.map((v) => grade.variables[v].n)), grade.date)
   const subtitle = `${longDate(grade.date)} · ${formatCoordinates(grade.cell.lat, grade.cell.lon)}`
   const footer = `Ranked against the same days of the year ${since === null ? "in the record" : `since ${since}`} · ERA5 via Open-Meteo`
