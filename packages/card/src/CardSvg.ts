@@ -45,7 +45,7 @@ const text = (x: number, y: number, size: number, weight: Weight, fill: string, 
  * `content` at the largest size from `size` down to `min` that fits `width`; at `min`, cut with
  * an ellipsis until it does.
  */
-export const fit = (measure: Measure, content: string, width: number, size: number, min: number, weight: Weight) => {
+export const fitText = (measure: Measure, content: string, width: number, size: number, min: number, weight: Weight) => {
   for (let s = size; s >= min; s -= 2) if (measure(content, s, weight) <= width) return { content, size: s }
   const chars = [...content]
   for (let n = chars.length - 1; n > 0; n--) {
@@ -79,11 +79,11 @@ const panel = (measure: Measure, grade: GradePayload, variable: Variable, units:
     `<rect x="${x}" y="${PANEL_TOP}" width="${PANEL_WIDTH}" height="${PANEL_HEIGHT}" rx="16" fill="${PAGE.panel}" stroke="${record ? PAGE.record : PAGE.line}" stroke-width="${record ? 4 : 2}"/>`,
     text(left, PANEL_TOP + 52, 24, 600, PAGE.muted, VARIABLE_NAME[variable].toUpperCase(), ' letter-spacing="1.5"')
   ]
-  const value = fit(measure, formatValue(g.value, g.unit, units), inner, 60, 36, 700)
+  const value = fitText(measure, formatValue(g.value, g.unit, units), inner, 60, 36, 700)
   parts.push(text(left, PANEL_TOP + 128, value.size, 700, PAGE.ink, value.content))
   if (g.label !== null) {
     const fill = labelColor(variable, g.label)
-    const words = fit(measure, labelWords(variable, g.label), inner - 40, 26, 20, 600)
+    const words = fitText(measure, labelWords(variable, g.label), inner - 40, 26, 20, 600)
     const chip = Math.min(inner, measure(words.content, words.size, 600) + 40)
     parts.push(
       `<rect x="${left}" y="${PANEL_TOP + 152}" width="${chip.toFixed(1)}" height="48" rx="24" fill="${fill}" stroke="rgba(0,0,0,0.15)" stroke-width="1.5"/>`,
@@ -121,7 +121,7 @@ export const drawableLabel = (grade: GradePayload): string => {
 
 /** The card's SVG for a place's grade payload. */
 export const svg = (grade: GradePayload, units: Units, measure: Measure): string => {
-  const place = fit(measure, drawableLabel(grade), WIDTH - 2 * MARGIN, 64, 40, 700)
+  const place = fitText(measure, drawableLabel(grade), WIDTH - 2 * MARGIN, 64, 40, 700)
   const since = sinceYearOf(Math.max(...VARIABLES.map((v) => grade.variables[v].n)), grade.date)
   const subtitle = `${longDate(grade.date)} · ${formatCoordinates(grade.cell.lat, grade.cell.lon)}`
   const footer = `Ranked against the same days of the year ${since === null ? "in the record" : `since ${since}`} · ERA5 via Open-Meteo`
@@ -132,7 +132,7 @@ export const svg = (grade: GradePayload, units: Units, measure: Measure): string
     text(MARGIN, 100, place.size, 700, PAGE.ink, place.content),
     text(MARGIN, 150, 30, 400, PAGE.muted, subtitle),
     ...VARIABLES.map((v, i) => panel(measure, grade, v, units, MARGIN + i * (PANEL_WIDTH + GAP))),
-    text(MARGIN, HEIGHT - 42, 24, 400, PAGE.muted, fit(measure, footer, WIDTH - 2 * MARGIN - 260, 24, 18, 400).content),
+    text(MARGIN, HEIGHT - 42, 24, 400, PAGE.muted, fitText(measure, footer, WIDTH - 2 * MARGIN - 260, 24, 18, 400).content),
     text(WIDTH - MARGIN, HEIGHT - 42, 28, 700, PAGE.accent, SITE_NAME, ' text-anchor="end"'),
     "</svg>"
   ].join("")

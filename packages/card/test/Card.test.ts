@@ -25,11 +25,11 @@ const grade = (label: string | null): Payloads.GradePayload => ({
 })
 
 describe("CardSvg", () => {
-  it("fit: the largest size that fits, else cut with an ellipsis at the smallest; never wider than asked", () => {
+  it("fitText: the largest size that fits, else cut with an ellipsis at the smallest; never wider than asked", () => {
     let cut = 0
     FastCheck.assert(
       FastCheck.property(FastCheck.string({ minLength: 1, maxLength: 120 }), FastCheck.integer({ min: 200, max: 1100 }), (text, width) => {
-        const { content, size } = CardSvg.fit(measure, text, width, 64, 40, 700)
+        const { content, size } = CardSvg.fitText(measure, text, width, 64, 40, 700)
         expect(size).toBeGreaterThanOrEqual(40)
         expect(size).toBeLessThanOrEqual(64)
         expect(measure(content, size, 700)).toBeLessThanOrEqual(width)
