@@ -46,6 +46,7 @@ export const describeError = (error: unknown): string => {
       return cause === text(e) ? `Database: ${text(e)}` : `Database: ${text(e)}: ${cause}`
     }
     case "DataDirLocked":
+    case "DataDirRefused":
       return text(e)
     default:
       return `Cannot start: ${root(error)}`

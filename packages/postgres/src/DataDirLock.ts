@@ -82,7 +82,8 @@ const tryCreate = (path: string): boolean => {
 const take = (dataDir: string): Effect.Effect<string, DataDirLocked> =>
   Effect.suspend(() => {
     const dir = resolve(dataDir)
-    mkdirSync(dir, { recursive: true })
+    // Owner-only from the start: it will hold the database (DataDir).
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
     const path = join(dir, LOCK_FILE)
     // Twice at most: a stale lock is removed, then created anew; losing that race to another
     // starting process means it owns the directory now.

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import Pg from "pg"
+import * as DataDir from "./DataDir.js"
 import * as DataDirLock from "./DataDirLock.js"
 import * as PgliteClient from "./PgliteClient.js"
 
@@ -143,11 +144,18 @@ export const describeCause = (cause: unknown): string => {
   return code === undefined || message.includes(code) ? message : `${message} (${code})`
 }
 
-export const layer = (target: DatabaseTarget): Layer.Layer<SqlClient.SqlClient, SqlError | DataDirLock.DataDirLocked> => {
+export const layer = (
+  target: DatabaseTarget
+): Layer.Layer<SqlClient.SqlClient, SqlError | DataDirLock.DataDirLocked | DataDir.DataDirRefused> => {
   switch (target._tag) {
     case "Embedded":
-      // The lock is taken before PGlite opens the directory and released after it closed.
-      return PgliteClient.layer({ dataDir: target.dataDir }).pipe(Layer.provide(DataDirLock.layer(target.dataDir)))
+      // The lock is taken before PGlite opens the directory and released after it closed; under
+      // it, the directory is made private and refused unless empty or a database (DataDir).
+      return PgliteClient.layer({ dataDir: target.dataDir }).pipe(
+        Layer.tap(() => DataDir.afterOpen(target.dataDir)),
+        Layer.provide(DataDir.layer(target.dataDir)),
+        Layer.provide(DataDirLock.layer(target.dataDir))
+      )
     case "Memory":
       return PgliteClient.layer({})
     case "Server":

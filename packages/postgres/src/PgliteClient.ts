@@ -33,6 +33,27 @@ export const PgliteClient = Context.GenericTag<PgliteClient>("@climate-grade/pos
 
 const sqlError = (message: string) => (cause: unknown) => new SqlError({ cause, message })
 
+/**
+ * Why the database could not be opened, in one line: what PostgreSQL said last (its PANIC or
+ * FATAL, and the log lines naming a file just before it), rather than the engine's "Aborted()".
+ */
+export const openFailure = (dataDir: string | undefined, said: ReadonlyArray<string>, cause: unknown): SqlError => {
+  const lines = said
+    .map((line) => /\b(LOG|WARNING|ERROR|FATAL|PANIC):\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ level: m[1]!, text: m[2]!.trim() }))
+  let last = -1
+  lines.forEach((l, i) => {
+    if (l.level === "FATAL" || l.level === "PANIC") last = i
+  })
+  const where = dataDir === undefined ? "The embedded database" : `The embedded database in ${dataDir}`
+  if (last === -1) return new SqlError({ cause, message: `${where} could not be opened` })
+  // The fatal line, and the lines before it that name a file (a WAL segment, a relation).
+  const context = lines.slice(Math.max(0, last - 3), last).filter((l) => /file|segment|relation|block/.test(l.text))
+  const told = [...context, lines[last]!].map((l) => `${l.level}: ${l.text}`).join("; ")
+  return new SqlError({ cause: new Error(told), message: `${where} could not be opened; PostgreSQL said` })
+}
+
 const BYTEA = 17
 
 /**
@@ -54,14 +75,26 @@ const byteaConverters = {
 
 export const make = (config: PgliteClientConfig): Effect.Effect<PgliteClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function* () {
+    // PostgreSQL's own log lines, which PGlite hands over rather than prints: the last few are
+    // kept to say why an open failed (its WASM engine aborts on a damaged file, naming nothing).
+    const said: Array<string> = []
+    const onStderr = (line: string) => {
+      said.push(line)
+      if (said.length > 20) said.shift()
+      return true
+    }
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const instance = new PGlite({ ...(config.dataDir === undefined ? {} : { dataDir: config.dataDir }), ...byteaConverters })
+          const instance = new PGlite({
+            ...(config.dataDir === undefined ? {} : { dataDir: config.dataDir }),
+            ...byteaConverters,
+            onStderr
+          })
           await instance.waitReady
           return instance
         },
-        catch: sqlError("Failed to open the embedded database")
+        catch: (cause) => openFailure(config.dataDir, said, cause)
       }),
       (instance) =>
         instance.closed ? Effect.void : Effect.tryPromise(() => instance.close()).pipe(Effect.ignoreLogged)
