@@ -1,7 +1,8 @@
 /**
  * Abuse resistance over real HTTP, on PGlite and PostgreSQL: password guessing is throttled per
- * account and per client address (counted in the database, shared by instances), and browsers
- * cannot post state changes from another site.
+ * (account, client address) pair and per client address, the account as a whole only slowed and a
+ * browser that signed in before counted on its own, so no stranger can lock the owner out (counted
+ * in the database, shared by instances); browsers cannot post state changes from another site.
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
@@ -35,6 +36,13 @@ const login = (origin: string, email: string, password: string, headers: Record<
     body: JSON.stringify({ email, password })
   })
 
+/** The known-device cookie a sign-in answer sets. */
+const knownDevice = (response: Response) =>
+  response.headers
+    .getSetCookie()
+    .map((c) => /^known_device=([^;]+)/.exec(c)?.[1])
+    .find((v) => v !== undefined)
+
 const sessionToken = (response: Response) => /(?:^|;\s*)session=([^;]+)/.exec(response.headers.get("set-cookie") ?? "")?.[1]
 
 /**
@@ -56,14 +64,45 @@ const world = (backend: (typeof backends)[number], env: Record<string, string>) 
 for (const backend of backends) {
   describe(`password guessing on ${backend.name}`, () => {
     layer(world(backend, { TRUSTED_PROXY_HOPS: "1" }), { timeout: 120_000 })((it) => {
-      it.effect("past the account's limit: 429 with Retry-After, the same for a known and an unknown address", () =>
+      it.effect("a stranger cannot lock the owner out: not from another address, not from the stranger's own with the owner's browser, not in advance", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           yield* createUser("owner@example.org", "correct horse")
+          // The owner signed in once at home: the browser keeps its known-device cookie.
+          const home = yield* login(server.origin, "owner@example.org", "correct horse", from("10.0.1.9"))
+          expect(home.status).toBe(204)
+          const device = knownDevice(home)
+
+          // A stranger guesses from one address until refused (the pair's limit is 3).
+          const guesses: Array<number> = []
+          for (let i = 0; i < 4; i++) guesses.push((yield* login(server.origin, "owner@example.org", "wrong horse", from("10.0.1.1"))).status)
+          expect(guesses).toEqual([400, 400, 400, 429])
+          // A browser the owner never used, from another address: slowed (the account is under
+          // attack), never refused.
+          const elsewhere = yield* login(server.origin, "owner@example.org", "correct horse", from("10.0.1.3"))
+          expect(elsewhere.status).toBe(204)
+          // The owner's browser gets in even from the stranger's own address (one NAT, say).
+          expect(device).toMatch(/^[A-Za-z0-9_-]{22}\.\d+\.[0-9a-f]{32}$/)
+          expect(home.headers.getSetCookie().find((c) => c.startsWith("known_device="))).toMatch(
+            /; Max-Age=15552000; Path=\/api\/v2\/auth\/login; HttpOnly; SameSite=Strict$/
+          )
+          const known = yield* login(server.origin, "Owner@Example.org", "correct horse", { ...from("10.0.1.1"), cookie: `known_device=${device}` })
+          expect(known.status).toBe(204)
+
+          // An address nobody has yet, guessed at until refused; the account made afterwards opens.
+          for (let i = 0; i < 4; i++) yield* login(server.origin, "future@example.org", "guess", from("10.0.1.2"))
+          yield* createUser("future@example.org", "correct horse")
+          expect((yield* login(server.origin, "future@example.org", "correct horse", from("10.0.1.4"))).status).toBe(204)
+        }))
+
+      it.effect("past the pair's limit: 429 with Retry-After, the same for a known and an unknown address, until the window ends", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          yield* createUser("pair@example.org", "correct horse")
           const answers: Array<[number, string | null, string | undefined]> = []
           for (const [email, address] of [
-            ["owner@example.org", "10.0.1.1"],
-            ["ghost@example.org", "10.0.1.2"]
+            ["pair@example.org", "10.0.4.1"],
+            ["ghost@example.org", "10.0.4.2"]
           ] as const) {
             for (let i = 0; i < 5; i++) {
               const response = yield* login(server.origin, email, "wrong horse", from(address))
@@ -79,17 +118,32 @@ for (const backend of backends) {
             expect(Number(retryAfter)).toBeLessThanOrEqual(10)
             expect(detail).toBe(`Too many failed sign-in attempts; try again in ${retryAfter} seconds.`)
           }
-
-          // The right password is refused too while the account is locked, from anywhere...
-          const locked = yield* login(server.origin, "Owner@Example.org ", "correct horse", from("10.0.1.3"))
-          expect(locked.status).toBe(429)
-          // ...and accepted once the window has passed; a success starts the count over.
-          yield* Effect.sleep(`${Number(locked.headers.get("retry-after"))} seconds`)
-          const allowed = yield* login(server.origin, "owner@example.org", "correct horse", from("10.0.1.3"))
-          expect(allowed.status).toBe(204)
+          // The right password from that pair is refused too while it is over, then let in.
+          const held = yield* login(server.origin, "pair@example.org", "correct horse", from("10.0.4.1"))
+          expect(held.status).toBe(429)
+          yield* Effect.sleep(`${Number(held.headers.get("retry-after"))} seconds`)
+          expect((yield* login(server.origin, "pair@example.org", "correct horse", from("10.0.4.1"))).status).toBe(204)
           for (let i = 0; i < 3; i++) {
-            expect((yield* login(server.origin, "owner@example.org", "wrong", from("10.0.1.3"))).status).toBe(400)
+            expect((yield* login(server.origin, "pair@example.org", "wrong", from("10.0.4.1"))).status).toBe(400)
           }
+        }))
+
+      it.effect("a known browser is counted on its own: its own failures stop it, not the owner's other browsers", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          yield* createUser("device@example.org", "correct horse")
+          const device = knownDevice(yield* login(server.origin, "device@example.org", "correct horse", from("10.0.5.1")))
+          const withDevice = { ...from("10.0.5.1"), cookie: `known_device=${device}` }
+          const statuses: Array<number> = []
+          for (let i = 0; i < 4; i++) statuses.push((yield* login(server.origin, "device@example.org", "wrong", withDevice)).status)
+          expect(statuses).toEqual([400, 400, 400, 429])
+          // Another browser at the same address is its own pair: in.
+          expect((yield* login(server.origin, "device@example.org", "correct horse", from("10.0.5.1"))).status).toBe(204)
+          // A cookie made for another account, or altered, is no known device: the pair counts it.
+          const forged = { ...from("10.0.5.2"), cookie: `known_device=${device!.replace(/.$/, (c) => (c === "0" ? "1" : "0"))}` }
+          const counted: Array<number> = []
+          for (let i = 0; i < 4; i++) counted.push((yield* login(server.origin, "device@example.org", "wrong", forged)).status)
+          expect(counted).toEqual([400, 400, 400, 429])
         }))
 
       it.effect("any e-mail a client sends (long, odd unicode) is counted, never a server error; one no text can hold is refused first", () =>

@@ -40,8 +40,10 @@ export class AuthGroup extends HttpApiGroup.make("auth")
       .addError(TooManyRequestsSchema)
       .annotate(
         OpenApi.Description,
-        "Signs in a password account; the session comes back as the `session` cookie. Failed attempts are " +
-          "counted per account and per client address: past the limit, 429 with Retry-After."
+        "Signs in a password account; the session comes back as the `session` cookie, and the browser is remembered " +
+          "for this account (`known_device`). Failed attempts are counted per account and client address, and per " +
+          "client address: past a limit, 429 with Retry-After. The account as a whole is only slowed, and a remembered " +
+          "browser is counted on its own."
       )
   )
   .add(HttpApiEndpoint.post("logout", "/auth/logout").addSuccess(HttpApiSchema.NoContent).addError(StateChangeRefusalsSchema))

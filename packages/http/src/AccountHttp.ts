@@ -1,12 +1,12 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { LoginThrottle, OAuthAccounts, PasswordLogin, Sessions } from "@climate-grade/core"
+import { type AuthSecret, LoginThrottle, OAuthAccounts, PasswordLogin, type SecureRandom, Sessions } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { CurrentUser } from "./Authentication.js"
 import { presentedTokens } from "./AuthenticationLive.js"
-import { clearedSessionCookie, sessionCookie, withCookies } from "./Cookies.js"
+import { clearedSessionCookie, KNOWN_DEVICE_COOKIE, knownDeviceCookie, sessionCookie, withCookies } from "./Cookies.js"
 import { BadRequest, failWithRetryAfter, TooManyRequests } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
 import { clientAddress } from "./RequestInfo.js"
@@ -25,20 +25,30 @@ export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
     const sessions = yield* Sessions
     const passwords = yield* PasswordLogin.make
     const settings = yield* HttpSettings
-    const throttle = yield* Effect.context<LoginThrottle.LoginAttempts | LoginThrottle.LoginPolicy>()
+    const throttle = yield* Effect.context<LoginThrottle.LoginAttempts | LoginThrottle.LoginPolicy | AuthSecret | SecureRandom>()
     return handlers
       .handle("login", ({ payload }) =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           // The rule (one refusal for every reason, the decoy hash) is the core's.
           const check = Effect.option(passwords.check(payload.email, payload.password))
-          const attempt = { email: payload.email, address: clientAddress(request, settings.trustedProxyHops) }
+          const attempt = {
+            email: payload.email,
+            address: clientAddress(request, settings.trustedProxyHops),
+            // A browser that signed in to this account before is counted on its own (core KnownDevice).
+            deviceCookie: request.cookies[KNOWN_DEVICE_COOKIE]
+          }
           const outcome = yield* LoginThrottle.guard(attempt, check).pipe(Effect.provide(throttle), Effect.either)
           if (outcome._tag === "Left") return yield* throttled(outcome.left)
-          const account = outcome.right
-          if (Option.isNone(account)) return yield* badCredentials
-          const session = yield* sessions.issue(account.value.id)
-          return HttpServerResponse.empty({ status: 204 }).pipe(withCookies(sessionCookie(request, session.token)))
+          const admitted = outcome.right
+          if (Option.isNone(admitted)) return yield* badCredentials
+          const session = yield* sessions.issue(admitted.value.value.id)
+          return HttpServerResponse.empty({ status: 204 }).pipe(
+            withCookies(
+              sessionCookie(request, session.token),
+              knownDeviceCookie(request, settings.basePath, admitted.value.deviceCookie)
+            )
+          )
         })
       )
       .handle("logout", () =>

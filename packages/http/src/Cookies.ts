@@ -1,6 +1,8 @@
 import { Cookies, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as Duration from "effect/Duration"
 import { SESSION_TTL_SECONDS } from "@climate-grade/core"
+import * as KnownDevice from "@climate-grade/core/accounts/KnownDevice"
+import { API_PREFIX } from "./Api.js"
 import { SESSION_COOKIE } from "./Authentication.js"
 import { scheme } from "./RequestInfo.js"
 
@@ -20,6 +22,22 @@ export const clearedSessionCookie = (request: HttpServerRequest.HttpServerReques
     sameSite: "lax",
     path: "/",
     maxAge: Duration.zero,
+    secure: scheme(request) === "https"
+  })
+
+/**
+ * The known-device cookie (core `KnownDevice`): sent only to the password login route, which alone
+ * reads it; HttpOnly, SameSite=Strict (a login posted from another site is refused anyway),
+ * Secure over https, kept `KnownDevice.TTL_SECONDS` after the last sign-in.
+ */
+export const KNOWN_DEVICE_COOKIE = "known_device"
+
+export const knownDeviceCookie = (request: HttpServerRequest.HttpServerRequest, basePath: string, value: string): Cookies.Cookie =>
+  Cookies.unsafeMakeCookie(KNOWN_DEVICE_COOKIE, value, {
+    httpOnly: true,
+    sameSite: "strict",
+    path: `${basePath}${API_PREFIX}/auth/login`,
+    maxAge: Duration.seconds(KnownDevice.TTL_SECONDS),
     secure: scheme(request) === "https"
   })
 

@@ -10,19 +10,21 @@ interface Row {
 }
 
 /**
- * `LoginThrottle.LoginAttempts` over one table. Counting is one upsert for both keys, so each
- * key's increment is atomic (PostgreSQL's `on conflict do update` locks the row) and concurrent
- * attempts on several instances each see their own count: `LoginThrottle.step` in SQL. Plain SQL
- * serves PGlite and PostgreSQL alike (a `pg`-pool rate limiter would not run on PGlite).
+ * `LoginThrottle.LoginAttempts` over one table. Counting is one upsert for every key of an attempt
+ * (pair, address and account, or a known device's one), so each key's increment is atomic
+ * (PostgreSQL's `on conflict do update` locks the row) and concurrent attempts on several
+ * instances each see their own count: `LoginThrottle.step` in SQL. Plain SQL serves PGlite and
+ * PostgreSQL alike (a `pg`-pool rate limiter would not run on PGlite).
  */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   return LoginThrottle.LoginAttempts.of({
-    count: ([account, address], now, windowMillis) =>
+    count: (keys, now, windowMillis) =>
       Effect.gen(function* () {
+        if (keys.length === 0) return []
         const rows = yield* sql<Row>`
           insert into login_attempts as a (key, window_start, count)
-          values (${account}, ${now}, 1), (${address}, ${now}, 1)
+          values ${sql.csv(keys.map((key) => sql`(${key}, ${now}, 1)`))}
           on conflict (key) do update set
             count = case when a.window_start + ${windowMillis} <= excluded.window_start then 1 else a.count + 1 end,
             window_start = case when a.window_start + ${windowMillis} <= excluded.window_start
@@ -30,18 +32,17 @@ export const make = Effect.gen(function* () {
           returning key, count, window_start::float8 as window_start`
         // Rows whose window ended long ago say nothing any more; keep the table small.
         yield* sql`delete from login_attempts where window_start < ${now - 2 * windowMillis}`
-        const counter = (key: string) => {
+        return yield* Effect.forEach(keys, (key) => {
           const row = rows.find((r) => r.key === key)
           return row === undefined
             ? Effect.dieMessage(`login_attempts returned no row for ${key}`)
             : Effect.succeed<LoginThrottle.Counter>({ count: Number(row.count), windowStart: Number(row.window_start) })
-        }
-        return [yield* counter(account), yield* counter(address)] as const
+        })
       }).pipe(Effect.orDie, Effect.withSpan("LoginAttempts.count")),
-    succeeded: ([account, address]) =>
+    succeeded: (forget, takeBack) =>
       Effect.all([
-        sql`delete from login_attempts where key = ${account}`,
-        sql`update login_attempts set count = greatest(count - 1, 0) where key = ${address}`
+        forget.length === 0 ? Effect.void : sql`delete from login_attempts where key in ${sql.in(forget)}`,
+        takeBack.length === 0 ? Effect.void : sql`update login_attempts set count = greatest(count - 1, 0) where key in ${sql.in(takeBack)}`
       ]).pipe(Effect.asVoid, Effect.orDie)
   })
 })

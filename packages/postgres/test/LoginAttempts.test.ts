@@ -12,6 +12,25 @@ const T0 = Date.parse("2026-11-23T12:00:00Z")
 for (const backend of backends) {
   describe(`login attempts on ${backend.name}`, () => {
     layer(LoginAttemptsRepo.layer.pipe(Layer.provideMerge(backend.layer)), { timeout: 60_000 })((it) => {
+      it.effect("three keys at once, as an attempt from an unknown browser counts them", () =>
+        Effect.gen(function* () {
+          const repo = yield* LoginThrottle.LoginAttempts
+          const keys = ["pair:three", "address:three", "account:three"]
+          yield* repo.count(keys, T0, WINDOW)
+          const after = yield* repo.count(keys, T0 + 5, WINDOW)
+          expect(after).toEqual([
+            { count: 2, windowStart: T0 },
+            { count: 2, windowStart: T0 },
+            { count: 2, windowStart: T0 }
+          ])
+          yield* repo.succeeded(["pair:three"], ["address:three", "account:three"])
+          expect(yield* repo.count(keys, T0 + 6, WINDOW)).toEqual([
+            { count: 1, windowStart: T0 + 6 },
+            { count: 2, windowStart: T0 },
+            { count: 2, windowStart: T0 }
+          ])
+        }))
+
       it.effect("concurrent attempts each get their own count: the upsert is atomic", () =>
         Effect.gen(function* () {
           const repo = yield* LoginThrottle.LoginAttempts
@@ -19,10 +38,10 @@ for (const backend of backends) {
             Array.from({ length: 25 }, (_, i) => repo.count(["account:race@x.org", `address:10.0.0.${i % 5}`], T0, WINDOW)),
             { concurrency: "unbounded" }
           )
-          expect(results.map(([account]) => account.count).sort((a, b) => a - b)).toEqual(
+          expect(results.map(([account]) => account!.count).sort((a, b) => a - b)).toEqual(
             Array.from({ length: 25 }, (_, i) => i + 1)
           )
-          for (const [, address] of results) expect(address.count).toBeLessThanOrEqual(5)
+          for (const [, address] of results) expect(address!.count).toBeLessThanOrEqual(5)
         }))
 
       it.effect("counts as LoginThrottle.step does: a window that has ended starts over", () =>
@@ -39,13 +58,13 @@ for (const backend of backends) {
           }
         }))
 
-      it.effect("a success clears the account and takes the address's attempt back", () =>
+      it.effect("a success forgets the first key and takes the attempt back from the others", () =>
         Effect.gen(function* () {
           const repo = yield* LoginThrottle.LoginAttempts
           const keys = ["account:ok@x.org", "address:192.0.2.60"] as const
           yield* repo.count(keys, T0, WINDOW)
           yield* repo.count(keys, T0, WINDOW)
-          yield* repo.succeeded(keys)
+          yield* repo.succeeded([keys[0]], [keys[1]])
           const [account, address] = yield* repo.count(keys, T0 + 1, WINDOW)
           expect(account).toEqual({ count: 1, windowStart: T0 + 1 })
           expect(address).toEqual({ count: 2, windowStart: T0 })

@@ -1,153 +1,248 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ClientNetwork, LoginThrottle } from "@climate-grade/core"
+import { AuthSecret, ClientNetwork, LoginThrottle, SecureRandom } from "@climate-grade/core"
+import * as KnownDevice from "@climate-grade/core/accounts/KnownDevice"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as TestContext from "effect/TestContext"
 
-const POLICY: LoginThrottle.Policy = { accountFailures: 3, addressFailures: 5, windowMillis: 60_000 }
+/** A window long beside the slowdown's waits (at most 8 s each), so a burst stays in one window. */
+const POLICY: LoginThrottle.Policy = { accountFailures: 3, addressFailures: 6, windowMillis: 600_000 }
+const SECRET = "a secret long enough for the known-device cookie"
 
-/** The port as the database implements it: `step` per key, a success resets / takes back. */
+/** The port as the database implements it: `step` per key; a success forgets some keys and takes one back from the others. */
 const inMemory = () => {
   const counters = new Map<string, LoginThrottle.Counter>()
-  return Layer.succeed(
-    LoginThrottle.LoginAttempts,
-    LoginThrottle.LoginAttempts.of({
-      count: (keys, now, windowMillis) =>
-        Effect.sync(() => {
-          const after = keys.map((key) => {
-            const next = LoginThrottle.step(Option.fromNullable(counters.get(key)), now, windowMillis)
-            counters.set(key, next)
-            return next
+  let random = 0
+  return Layer.mergeAll(
+    Layer.succeed(
+      LoginThrottle.LoginAttempts,
+      LoginThrottle.LoginAttempts.of({
+        count: (keys, now, windowMillis) =>
+          Effect.sync(() =>
+            keys.map((key) => {
+              const next = LoginThrottle.step(Option.fromNullable(counters.get(key)), now, windowMillis)
+              counters.set(key, next)
+              return next
+            })
+          ),
+        succeeded: (forget, takeBack) =>
+          Effect.sync(() => {
+            for (const key of forget) counters.delete(key)
+            for (const key of takeBack) {
+              const c = counters.get(key)
+              if (c !== undefined) counters.set(key, { ...c, count: Math.max(0, c.count - 1) })
+            }
           })
-          return [after[0]!, after[1]!] as const
-        }),
-      succeeded: ([account, address]) =>
-        Effect.sync(() => {
-          counters.delete(account)
-          const a = counters.get(address)
-          if (a !== undefined) counters.set(address, { ...a, count: Math.max(0, a.count - 1) })
-        })
-    })
-  ).pipe(Layer.merge(Layer.succeed(LoginThrottle.LoginPolicy, POLICY)))
+      })
+    ),
+    Layer.succeed(LoginThrottle.LoginPolicy, POLICY),
+    Layer.succeed(AuthSecret, Redacted.make(SECRET)),
+    Layer.succeed(SecureRandom, { bytes: (n) => Effect.sync(() => new Uint8Array(n).fill(++random % 256)) })
+  )
 }
 
-const EMAILS = ["owner@x.org", "Owner@X.org ", "other@x.org", "nobody@x.org"]
-// The last one is never generated: the owner's own, fresh address.
-const ADDRESSES = ["192.0.2.1", "::ffff:192.0.2.1", "2001:db8::1", "2001:db8::2", "198.51.100.7", "203.0.113.9"]
-
-interface Step {
-  readonly waitMs: number
-  readonly email: number
-  readonly address: number
-  readonly correct: boolean
-}
-
-const stepArb: FastCheck.Arbitrary<Step> = FastCheck.record({
-  waitMs: FastCheck.oneof(FastCheck.constant(0), FastCheck.integer({ min: 0, max: 5_000 }), FastCheck.integer({ min: 0, max: 90_000 })),
-  email: FastCheck.nat({ max: EMAILS.length - 1 }),
-  address: FastCheck.nat({ max: ADDRESSES.length - 2 }),
-  correct: FastCheck.boolean()
-})
+const OWNER = "owner@x.org"
+const EMAILS = [OWNER, " Owner@X.org", "other@x.org", "nobody@x.org"]
+const STRANGERS = ["192.0.2.1", "::ffff:192.0.2.2", "2001:db8::1", "2001:db8:0:1::2", "198.51.100.7"]
+/** The owner's own network, which no stranger uses. */
+const HOME = "203.0.113.9"
 
 type Answer = "ok" | "refused" | { readonly throttled: number }
 
-/** Runs attempts on TestClock; `owner@x.org` (any spelling) has a password, every other address does not exist. */
+interface Try {
+  readonly email: string
+  readonly address: string
+  readonly correct: boolean
+  readonly cookie?: string | undefined
+}
+
+interface Result {
+  readonly answer: Answer
+  /** How long the attempt waited before its password was checked. */
+  readonly delayMs: number
+  readonly cookie: string | undefined
+}
+
+/**
+ * One attempt on TestClock: `owner@x.org` (any spelling) has a password when `ownerExists`; no
+ * other address has an account. A slowed attempt's sleep is found among TestClock's sleeps and
+ * waited out exactly, so its delay is measured, and later attempts happen after it.
+ */
+const attempt = (t: Try, ownerExists: boolean) =>
+  Effect.gen(function* () {
+    const isOwner = KnownDevice.account(t.email) === OWNER
+    const check = Effect.succeed(ownerExists && isOwner && t.correct ? Option.some("session") : Option.none())
+    const fiber = yield* Effect.fork(
+      LoginThrottle.guard({ email: t.email, address: t.address, deviceCookie: t.cookie }, check).pipe(
+        Effect.map((r): [Answer, string | undefined] => (Option.isSome(r) ? ["ok", r.value.deviceCookie] : ["refused", undefined])),
+        Effect.catchTag("TooManyAttempts", (e) => Effect.succeed<[Answer, string | undefined]>([{ throttled: e.retryAfterSeconds }, undefined]))
+      )
+    )
+    let delayMs = 0
+    for (let i = 0; i < 50 && Option.isNone(yield* Fiber.poll(fiber)); i++) {
+      const pending = yield* TestClock.sleeps()
+      if (Chunk.isNonEmpty(pending)) {
+        delayMs = Chunk.headNonEmpty(pending) - (yield* TestClock.currentTimeMillis)
+        yield* TestClock.adjust(delayMs)
+        break
+      }
+      yield* Effect.yieldNow()
+    }
+    const [answer, cookie] = yield* Fiber.join(fiber)
+    return { answer, delayMs, cookie } satisfies Result
+  })
+
+interface Step extends Try {
+  readonly waitMs: number
+}
+
 const run = (steps: ReadonlyArray<Step>, ownerExists = true) =>
   Effect.gen(function* () {
-    const answers: Array<{ at: number; step: Step; answer: Answer }> = []
+    const results: Array<Result & { readonly at: number; readonly step: Step }> = []
     for (const step of steps) {
       if (step.waitMs > 0) yield* TestClock.adjust(step.waitMs)
-      const email = EMAILS[step.email]!
-      const isOwner = email.trim().toLowerCase() === "owner@x.org"
-      const check = Effect.succeed(ownerExists && isOwner && step.correct ? Option.some("session") : Option.none())
-      const answer = yield* LoginThrottle.guard({ email, address: ADDRESSES[step.address]! }, check).pipe(
-        Effect.map((r): Answer => (Option.isSome(r) ? "ok" : "refused")),
-        Effect.catchTag("TooManyAttempts", (e) => Effect.succeed<Answer>({ throttled: e.retryAfterSeconds }))
-      )
-      answers.push({ at: yield* TestClock.currentTimeMillis, step, answer })
+      const at = yield* TestClock.currentTimeMillis
+      results.push({ ...(yield* attempt(step, ownerExists)), at, step })
     }
-    return answers
-  }).pipe(Effect.provide(inMemory()))
+    return results
+  })
+
+/** Strangers: any address of theirs, any of the e-mails, wrong passwords, any pace. */
+const strangerArb: FastCheck.Arbitrary<Step> = FastCheck.record({
+  // Mostly at once (the limits are per window), sometimes seconds apart, now and then past a window.
+  waitMs: FastCheck.oneof(
+    { weight: 12, arbitrary: FastCheck.constant(0) },
+    { weight: 3, arbitrary: FastCheck.integer({ min: 0, max: 5_000 }) },
+    { weight: 1, arbitrary: FastCheck.integer({ min: 0, max: 900_000 }) }
+  ),
+  email: FastCheck.constantFrom(...EMAILS),
+  address: FastCheck.constantFrom(...STRANGERS),
+  correct: FastCheck.constant(false)
+})
+
+/** Runs one property run on a fresh store and TestClock of its own. */
+const fresh = <A>(program: Effect.Effect<A, never, LoginThrottle.LoginAttempts | LoginThrottle.LoginPolicy | AuthSecret | SecureRandom>) =>
+  Effect.runPromise(program.pipe(Effect.provide(inMemory()), Effect.provide(TestContext.TestContext)))
+
+/** Failures whose password was checked (answered "refused"), per key, per window it was counted in. */
+const checkedPerWindow = (results: ReadonlyArray<Result & { readonly at: number; readonly step: Step }>, keyOf: (s: Step) => string) => {
+  const windows = new Map<string, { start: number; refused: number }>()
+  let most = 0
+  for (const { answer, at, step } of results) {
+    const key = keyOf(step)
+    const w = windows.get(key)
+    const current = w === undefined || at >= w.start + POLICY.windowMillis ? { start: at, refused: 0 } : w
+    if (answer === "refused") current.refused++
+    windows.set(key, current)
+    most = Math.max(most, current.refused)
+  }
+  return most
+}
 
 describe("LoginThrottle", () => {
-  it.effect.prop(
-    "within one window an account has at most its limit of passwords checked and refused",
-    [FastCheck.array(stepArb, { maxLength: 60 })],
-    ([steps]) =>
-      Effect.gen(function* () {
-        const answers = yield* run(steps)
-        // Refusals per account key, bucketed by the window each was counted in: replay `step`.
-        const windows = new Map<string, { start: number; refused: number }>()
-        for (const { answer, at, step } of answers) {
-          const key = LoginThrottle.accountKey(EMAILS[step.email]!)
-          const w = windows.get(key)
-          const current = w === undefined || at >= w.start + POLICY.windowMillis ? { start: at, refused: 0 } : w
-          if (answer === "ok") current.refused = 0
-          if (answer === "refused") current.refused++
-          windows.set(key, current)
-          expect(current.refused).toBeLessThanOrEqual(POLICY.accountFailures)
-        }
-      }),
-    { fastCheck: { numRuns: 40 } }
-  )
+  it("a stranger never locks the owner out: a known browser gets in at once from anywhere, a new one within the slowdown", async () => {
+    const seen = { strangersThrottled: 0, ownerSlowed: 0 }
+    await FastCheck.assert(
+      FastCheck.asyncProperty(
+        FastCheck.array(strangerArb, { minLength: 1, maxLength: 60, size: "max" }),
+        FastCheck.constantFrom(...STRANGERS, HOME),
+        (strangers, from) =>
+          fresh(
+            Effect.gen(function* () {
+              // The owner signed in once from home: the browser keeps its known-device cookie.
+              const first = yield* attempt({ email: OWNER, address: HOME, correct: true }, true)
+              expect(first.answer).toBe("ok")
+              const results = yield* run(strangers)
+              seen.strangersThrottled += results.filter((r) => typeof r.answer === "object").length
+              // From that browser, at any address (a stranger's too, behind one NAT): in, at once.
+              const known = yield* attempt({ email: " OWNER@x.org ", address: from, correct: true, cookie: first.cookie }, true)
+              expect(known.answer).toBe("ok")
+              expect(known.delayMs).toBe(0)
+              // From a new browser at home: in, after at most the slowdown's longest wait.
+              const newBrowser = yield* attempt({ email: OWNER, address: HOME, correct: true }, true)
+              expect(newBrowser.answer).toBe("ok")
+              expect(newBrowser.delayMs).toBeLessThanOrEqual(LoginThrottle.MAX_DELAY_MS)
+              if (newBrowser.delayMs > 0) seen.ownerSlowed++
+            })
+          )
+      ),
+      { numRuns: 50 }
+    )
+    // The strangers were stopped often and the owner slowed in most runs (seen: ~230 refusals, the
+    // owner slowed in ~35 of 50 runs), so neither half holds by absence.
+    expect(seen.strangersThrottled).toBeGreaterThan(100)
+    expect(seen.ownerSlowed).toBeGreaterThan(10)
+  }, 60_000)
 
-  it.effect.prop(
-    "a throttled answer's Retry-After is within the window, and waiting it out lets the owner in",
-    [FastCheck.array(stepArb, { minLength: 1, maxLength: 40 })],
-    ([steps]) =>
-      Effect.gen(function* () {
-        // Guessing from one address until refused, then the owner waits as told, from another.
-        const guesses = [...steps, ...Array.from({ length: 12 }, () => ({ waitMs: 0, email: 0, address: 0, correct: false }))]
-        const answers = yield* run([...guesses])
-        const throttled = answers.filter((a) => typeof a.answer === "object")
-        FastCheck.pre(throttled.length > 0)
-        for (const { answer } of throttled) {
-          const seconds = (answer as { throttled: number }).throttled
-          expect(seconds).toBeGreaterThanOrEqual(1)
-          expect(seconds).toBeLessThanOrEqual(POLICY.windowMillis / 1000)
-        }
-        const last = throttled[throttled.length - 1]!.answer as { throttled: number }
-        const replay = yield* run([
-          ...guesses,
-          { waitMs: last.throttled * 1000, email: 1, address: ADDRESSES.length - 1, correct: true }
-        ])
-        expect(replay[replay.length - 1]!.answer).toBe("ok")
-      }),
-    { fastCheck: { numRuns: 40 } }
-  )
+  it("within one window a guesser has at most its limits of passwords checked: per account from one network, and per network", async () => {
+    let throttled = 0
+    await FastCheck.assert(
+      FastCheck.asyncProperty(FastCheck.array(strangerArb, { maxLength: 80, size: "max" }), (steps) =>
+        fresh(
+          Effect.gen(function* () {
+            const results = yield* run(steps)
+            throttled += results.filter((r) => typeof r.answer === "object").length
+            const pair = (s: Step) => `${KnownDevice.account(s.email)}|${ClientNetwork.of(s.address)}`
+            expect(checkedPerWindow(results, pair)).toBeLessThanOrEqual(POLICY.accountFailures)
+            expect(checkedPerWindow(results, (s) => ClientNetwork.of(s.address))).toBeLessThanOrEqual(POLICY.addressFailures)
+            for (const r of results) {
+              if (typeof r.answer !== "object") continue
+              expect(r.answer.throttled).toBeGreaterThanOrEqual(1)
+              expect(r.answer.throttled).toBeLessThanOrEqual(POLICY.windowMillis / 1000)
+            }
+          })
+        )
+      ),
+      { numRuns: 40 }
+    )
+    // ~300 refusals are drawn in 40 runs: the limits were reached, not merely never tested.
+    expect(throttled).toBeGreaterThan(100)
+  }, 60_000)
 
-  it.effect.prop(
-    "the answers do not depend on whether the account exists (no enumeration)",
-    [FastCheck.array(stepArb.map((s) => ({ ...s, correct: false })), { maxLength: 60 })],
-    ([steps]) =>
-      Effect.gen(function* () {
-        const known = yield* run(steps, true)
-        const unknown = yield* run(steps, false)
-        expect(known.map((a) => a.answer)).toEqual(unknown.map((a) => a.answer))
-      }),
-    { fastCheck: { numRuns: 40 } }
-  )
+  it("the account is only slowed: each attempt past the allowance waits longer, up to the most, and is still checked", async () => {
+    const answers = await fresh(
+      run(
+        Array.from({ length: 12 }, (_, i) => ({ waitMs: 0, email: OWNER, address: `198.18.0.${i + 1}`, correct: i === 11 }))
+      )
+    )
+    // Every attempt from a new network is checked (no refusal), after 0, 0, 0, 1, 2, 4, 8, 8 … seconds.
+    expect(answers.map((a) => a.answer)).toEqual([...Array.from({ length: 11 }, () => "refused"), "ok"])
+    expect(answers.map((a) => a.delayMs)).toEqual([0, 0, 0, 1_000, 2_000, 4_000, 8_000, 8_000, 8_000, 8_000, 8_000, 8_000])
+    for (let count = 0; count < 100; count++) {
+      expect(LoginThrottle.slowdownMs(POLICY, count)).toBeLessThanOrEqual(LoginThrottle.MAX_DELAY_MS)
+      expect(LoginThrottle.slowdownMs(POLICY, count + 1)).toBeGreaterThanOrEqual(LoginThrottle.slowdownMs(POLICY, count))
+    }
+  })
 
-  it.effect("a success starts the account's count over; the address keeps its failures", () =>
-    Effect.gen(function* () {
-      const wrong = { waitMs: 0, email: 0, address: 0, correct: false }
-      const right = { ...wrong, correct: true }
-      const elsewhere = { ...wrong, email: 2 }
-      const answers = yield* run([wrong, wrong, right, wrong, wrong, wrong, wrong, elsewhere])
-      expect(answers.map((a) => a.answer)).toEqual([
-        "refused",
-        "refused",
-        "ok", // the account starts over; the address keeps its 2 failures
-        "refused",
-        "refused",
-        "refused",
-        { throttled: 60 }, // the account's 4th attempt in its window
-        { throttled: 60 } // another account, but the address is past its 5
-      ])
-    })
-  )
+  it("the answers and the waits do not depend on whether the account exists (no enumeration)", async () => {
+    await FastCheck.assert(
+      FastCheck.asyncProperty(FastCheck.array(strangerArb, { maxLength: 60, size: "max" }), async (steps) => {
+        const known = await fresh(run(steps, true))
+        const unknown = await fresh(run(steps, false))
+        expect(known.map((r) => [r.answer, r.delayMs, r.at])).toEqual(unknown.map((r) => [r.answer, r.delayMs, r.at]))
+      }),
+      { numRuns: 25 }
+    )
+  }, 60_000)
+
+  it("a known browser has its own limit, and a success starts its count over", async () => {
+    const answers = await fresh(
+      Effect.gen(function* () {
+        const first = yield* attempt({ email: OWNER, address: HOME, correct: true }, true)
+        const wrong = { email: OWNER, address: STRANGERS[0]!, correct: false, cookie: first.cookie, waitMs: 0 }
+        const results = yield* run([wrong, wrong, wrong, wrong, { ...wrong, correct: true }, { ...wrong, waitMs: 600_000 }, { ...wrong, correct: true }])
+        return results.map((r) => r.answer)
+      })
+    )
+    // Its 4th failure in the window is refused, its own limit; after the window it is checked again.
+    expect(answers).toEqual(["refused", "refused", "refused", { throttled: 600 }, { throttled: 600 }, "refused", "ok"])
+  })
 
   it("addresses count by client: IPv4-mapped as IPv4, IPv6 by its /64", () => {
     expect(LoginThrottle.addressKey("::ffff:192.0.2.1")).toBe(LoginThrottle.addressKey("192.0.2.1"))
@@ -155,5 +250,57 @@ describe("LoginThrottle", () => {
     expect(LoginThrottle.addressKey("2001:db8:0:1::7")).not.toBe(LoginThrottle.addressKey("2001:db8::7"))
     expect(ClientNetwork.of("2001:DB8::1")).toBe("2001:db8:0:0::/64")
     expect(LoginThrottle.accountKey(" Owner@X.org ")).toBe(LoginThrottle.accountKey("owner@x.org"))
+    expect(LoginThrottle.pairKey(" Owner@X.org ", "2001:db8::1")).toBe(LoginThrottle.pairKey("owner@x.org", "2001:db8::2"))
+  })
+})
+
+describe("KnownDevice", () => {
+  const DAY = 24 * 60 * 60 * 1000
+  const deviceArb = FastCheck.stringMatching(/^[A-Za-z0-9_-]{22}$/)
+  const emailArb = FastCheck.oneof(FastCheck.emailAddress(), FastCheck.constantFrom(...EMAILS))
+
+  it("an entry is recognised for its account, in any spelling, until it expires, and for no other account", () => {
+    FastCheck.assert(
+      FastCheck.property(emailArb, emailArb, deviceArb, FastCheck.integer({ min: 0, max: 2 ** 40 }), (email, other, device, now) => {
+        const cookie = KnownDevice.afterSignIn(SECRET, undefined, email, device, now)
+        expect(KnownDevice.recognise(SECRET, cookie, ` ${email.toUpperCase()} `, now + DAY)).toEqual(Option.some(device))
+        expect(KnownDevice.recognise(SECRET, cookie, email, now + KnownDevice.TTL_SECONDS * 1000 + 1000)).toEqual(Option.none())
+        expect(KnownDevice.recognise("another secret altogether", cookie, email, now)).toEqual(Option.none())
+        if (KnownDevice.account(other) !== KnownDevice.account(email)) {
+          expect(KnownDevice.recognise(SECRET, cookie, other, now)).toEqual(Option.none())
+        }
+      })
+    )
+  })
+
+  it("any change to an entry unmakes it", () => {
+    FastCheck.assert(
+      FastCheck.property(deviceArb, FastCheck.nat(), FastCheck.integer({ min: 0x21, max: 0x7e }), (device, at, code) => {
+        const now = 1_700_000_000_000
+        const cookie = KnownDevice.afterSignIn(SECRET, undefined, OWNER, device, now)
+        const i = at % cookie.length
+        const changed = `${cookie.slice(0, i)}${String.fromCharCode(code)}${cookie.slice(i + 1)}`
+        FastCheck.pre(changed !== cookie)
+        expect(KnownDevice.recognise(SECRET, changed, OWNER, now)).toEqual(Option.none())
+      })
+    )
+  })
+
+  it("a browser is remembered for its last five accounts, the latest first, each keeping its device", () => {
+    const now = 1_700_000_000_000
+    let cookie: string | undefined
+    const accounts = Array.from({ length: 7 }, (_, i) => `user${i}@x.org`)
+    accounts.forEach((email, i) => {
+      cookie = KnownDevice.afterSignIn(SECRET, cookie, email, `device-number-${i}-abcdefgh`, now + i * 1000)
+    })
+    expect(cookie!.split("~")).toHaveLength(KnownDevice.MAX_ENTRIES)
+    for (const [i, email] of accounts.entries()) {
+      const expected = i >= 2 ? Option.some(`device-number-${i}-abcdefgh`) : Option.none()
+      expect(KnownDevice.recognise(SECRET, cookie, email, now + 10_000)).toEqual(expected)
+    }
+    // Signing in again keeps the account's device and moves it first.
+    const again = KnownDevice.afterSignIn(SECRET, cookie, "user3@x.org", "a-new-device-0000000000", now + 20_000)
+    expect(again.split("~")[0]).toMatch(/^device-number-3-abcdefgh\./)
+    expect(again.split("~")).toHaveLength(KnownDevice.MAX_ENTRIES)
   })
 })
