@@ -38,5 +38,7 @@ export const siteServer = Effect.gen(function* () {
   )
   const browser = yield* Effect.acquireRelease(Effect.promise(Chromium.launch), (b) => Effect.promise(() => b.close()))
   const origin = `http://127.0.0.1:${service.port}`
-  return { origin, url: (path: string) => `${origin}${path}`, weather, geocoder, chat, browser }
+  // The service's output so far: its JSON log lines, the access log among them.
+  const serverLog = () => service.stdout()
+  return { origin, url: (path: string) => `${origin}${path}`, weather, geocoder, chat, browser, serverLog }
 })

@@ -5,7 +5,7 @@
  * fetched once the grades show: the sections below them, the maps, and "Watch this place" for a
  * browser last seen signed in.
  */
-import { formatCoordinates, longDate, sinceYearOf, verdict } from "./format.js"
+import { formatCoordinates, longDate, sinceYearOf, snap, verdict } from "./format.js"
 import { Headlines } from "./components/Headlines.js"
 import { CoordinatesForm, LocateButton, RecentPlaces, SearchBox } from "./components/PlacePicker.js"
 import { Section } from "./components/Section.js"
@@ -123,12 +123,18 @@ export const App = () => {
             <LocateButton onPick={pick} />
             <CoordinatesForm onPick={pick} />
           </div>
-          <RecentPlaces places={recent.value} hrefFor={hrefFor} onPick={pick} />
+          {/* The places shown before, not the one shown now: the list is drawn as the page opens and
+              does not grow above the place when it loads (which would push the whole page down). */}
+          <RecentPlaces
+            places={recent.value.filter((r) => chosen === null || snap(r.lat) !== snap(chosen.lat) || snap(r.lon) !== snap(chosen.lon))}
+            hrefFor={hrefFor}
+            onPick={pick}
+          />
         </div>
       </section>
       <main id="main">
         <div class="place-head">
-          <div class="place-title">
+          <div class={p === null && chosen !== null && failure.value === null ? "place-title is-pending" : "place-title"}>
             {p !== null ? (
               <>
                 <h1>{p.cell.label ?? formatCoordinates(p.cell.lat, p.cell.lon)}</h1>
