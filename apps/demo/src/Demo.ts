@@ -71,7 +71,17 @@ const service = (env: Record<string, string>, logFile: string, siteUrl: string) 
     Effect.tryPromise({
       try: async () => {
         const log = openSync(logFile, "a")
-        const child = spawn(process.execPath, [SERVER_MAIN], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", log, log] })
+        // A process group of its own: Ctrl-C in the terminal reaches the demo, which stops the service
+        // with one SIGTERM. (Signalled by both, the service would take the second signal mid-drain.)
+        const child = spawn(process.execPath, [SERVER_MAIN], {
+          env: { PATH: process.env.PATH ?? "", ...env },
+          stdio: ["ignore", log, log],
+          detached: true
+        })
+        // Should the demo itself die abruptly, the service does not outlive it.
+        const orphaned = () => child.kill("SIGKILL")
+        process.once("exit", orphaned)
+        void new Promise((done) => child.once("exit", done)).then(() => process.removeListener("exit", orphaned))
         closeSync(log)
         const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
         const started = Date.now()

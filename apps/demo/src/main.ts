@@ -1,6 +1,8 @@
 /** `pnpm demo` (after its build): starts the demo, prints where to go, runs until Ctrl-C. */
-import { NodeRuntime } from "@effect/platform-node"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Demo from "./Demo.js"
 
 const port = (name: string) => {
@@ -24,9 +26,24 @@ const program = Effect.gen(function* () {
   process.stdout.write(Demo.banner(demo))
   yield* Effect.addFinalizer(() => Effect.sync(() => process.stdout.write("demo: stopping…\n")))
   return yield* Effect.never
-}).pipe(
-  Effect.scoped,
-  Effect.tapErrorCause((cause) => Effect.sync(() => process.stderr.write(`demo: ${String(cause.toString())}\n`)))
-)
+}).pipe(Effect.scoped)
 
-NodeRuntime.runMain(program, { disableErrorReporting: true })
+// Ctrl-C reaches this process more than once (from the terminal, and again from pnpm, which passes
+// signals on to its child): the first stops the demo, the others are ignored, and the handlers stay
+// in place so that no later signal finds the default action (or tsx's) and kills the process mid-way.
+const fiber = Effect.runFork(program)
+let stopping = false
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (stopping) return
+    stopping = true
+    Effect.runFork(Fiber.interrupt(fiber))
+  })
+}
+fiber.addObserver((exit) => {
+  if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) {
+    process.stderr.write(`demo: ${Cause.pretty(exit.cause)}\n`)
+    process.exit(1)
+  }
+  process.exit(0)
+})

@@ -29,9 +29,18 @@ const cloneInto = (target: string) => {
   }
 }
 
+/**
+ * The environment a newcomer's shell has: this run's, without the test suite's own database (the
+ * demo and the operator command must use the demo's embedded one, as they do on a clone).
+ */
+const shellEnv = (extra: Record<string, string> = {}) => {
+  const { DATABASE_URL: _, ...rest } = process.env
+  return { ...rest, ...extra }
+}
+
 const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}, input = "") =>
   new Promise<{ code: number | null; output: string }>((done) => {
-    const child = spawn(command, [...args], { cwd, env: { ...process.env, ...env } })
+    const child = spawn(command, [...args], { cwd, env: shellEnv(env) })
     let output = ""
     child.stdout.on("data", (d) => (output += d))
     child.stderr.on("data", (d) => (output += d))
@@ -70,7 +79,7 @@ describe.skipIf(!Chromium.available())("pnpm demo from a fresh clone", () => {
     const child = spawn("pnpm", ["demo"], {
       cwd: clone,
       detached: true,
-      env: { ...process.env, DEMO_PORT: String(port), DEMO_INBOX_PORT: String(inboxPort) },
+      env: shellEnv({ DEMO_PORT: String(port), DEMO_INBOX_PORT: String(inboxPort) }),
       stdio: ["ignore", "pipe", "pipe"]
     })
     demo = child
