@@ -114,7 +114,8 @@ export const start = (options: DemoOptions = {}) =>
     const dir = resolve(options.dir ?? join(ROOT, ".demo"))
     const dataDir = join(dir, "data")
     const logFile = join(dir, "server.log")
-    mkdirSync(dataDir, { recursive: true })
+    // The database's own directory is the service's to create (owner-only, as it wants it).
+    mkdirSync(dir, { recursive: true })
     const port = options.port ?? 8088
     const siteUrl = `http://127.0.0.1:${port}/`
 
