@@ -5,7 +5,7 @@
  * description, Open Graph and Twitter tags from the held grade, generic text for a cell not held,
  * every value escaped, ETag following the head). Neither ever calls an upstream.
  */
-import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { inflateSync } from "node:zlib"
@@ -37,6 +37,9 @@ export const fixtureSite = () => {
   return dir
 }
 
+/** The fixture site for the life of the layer, removed after. */
+const scopedSite = Effect.acquireRelease(Effect.sync(fixtureSite), (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+
 const world = (backend: (typeof backends)[number]) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
@@ -45,7 +48,7 @@ const world = (backend: (typeof backends)[number]) =>
       geocoder.addresses.set("38.75,-9.25", { city: "Lisboa", country: "Portugal", country_code: "pt" })
       const env = { ...FakeEnv.upstreams(weather, geocoder), HISTORY_START: "1980-01-01" }
       return Layer.mergeAll(
-        testServerLayer(env, backend.layer, { siteDirectory: fixtureSite() }),
+        testServerLayer(env, backend.layer, { siteDirectory: yield* scopedSite }),
         Layer.succeed(World, { weather, geocoder }),
         Chromium.layer
       )
@@ -327,7 +330,7 @@ describe("shared links behind a public origin and a base path", () => {
           PUBLIC_ORIGIN: "https://grades.example.org",
           BASE_PATH: "/climate"
         }
-        return testServerLayer(env, backends[0]!.layer, { siteDirectory: fixtureSite() })
+        return testServerLayer(env, backends[0]!.layer, { siteDirectory: yield* scopedSite })
       })
     ),
     { timeout: 120_000 }
