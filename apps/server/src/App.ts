@@ -169,6 +169,21 @@ const loadSite = (directory: string) =>
         )
   )
 
+/**
+ * Said loudly rather than refused: a proxy that passes only the names it serves keeps `Host`
+ * honest, and a provider sends the browser back only to the redirect URIs registered with it;
+ * but without `PUBLIC_ORIGIN` a forged `Host` still shapes the sign-in's redirect URI and a
+ * place page's absolute addresses.
+ */
+const originWarning = (config: AppConfig) =>
+  config.production && Option.isNone(config.publicOrigin)
+    ? Layer.effectDiscard(
+        Effect.logWarning(
+          "PUBLIC_ORIGIN is not set (NODE_ENV=production): sign-in redirect URIs and shared pages' addresses follow each request's Host header, which clients write; set PUBLIC_ORIGIN to the public address, e.g. https://grades.example.org"
+        )
+      )
+    : Layer.empty
+
 export interface HttpLayerOptions {
   /** The built site's directory; default `SITE_DIRECTORY`. */
   readonly siteDirectory?: string
@@ -202,6 +217,7 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
       database === undefined && config.database._tag === "Embedded" ? Control.layer(config.database.dataDir) : Layer.empty
     ),
     HttpServer.withLogAddress,
+    Layer.merge(originWarning(config)),
     Layer.provideMerge(alertsLayer(config)),
     Layer.provideMerge(servicesLayer(config, database))
   )

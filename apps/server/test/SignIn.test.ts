@@ -187,17 +187,15 @@ for (const backend of backends) {
       it.effect("the authorize redirect carries every parameter, PKCE, and a browser-binding cookie", () =>
         Effect.gen(function* () {
           const { chat, server } = yield* fixture
-          const response = yield* rawGet(server.url("/api/v2/oauth/chat/login/start"), {
-            host: "grades.example.org",
-            "x-forwarded-proto": "https"
-          })
+          // Behind a trusted proxy (TRUSTED_PROXY_HOPS=1) and over https: see "proxy trust" below.
+          const response = yield* rawGet(server.url("/api/v2/oauth/chat/login/start"), { host: "grades.example.org" })
           expect(response.status).toBe(303)
           const location = new URL(response.headers.location!)
           expect(location.origin + location.pathname).toBe(chat.authorizeUrl)
           const query = Object.fromEntries(location.searchParams)
           expect(query).toEqual({
             client_id: chat.clientId,
-            redirect_uri: "https://grades.example.org/api/v2/chat/link/callback",
+            redirect_uri: "http://grades.example.org/api/v2/chat/link/callback",
             response_type: "code",
             scope: "identify email",
             state: expect.stringMatching(/^[A-Za-z0-9_-]+\.[0-9a-f]{32}$/),
@@ -206,7 +204,7 @@ for (const backend of backends) {
             code_challenge_method: "S256"
           })
           const cookie = response.headers["set-cookie"]![0]!
-          expect(cookie).toMatch(/^oauth_tx_chat=[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/api\/v2; HttpOnly; Secure; SameSite=Lax$/)
+          expect(cookie).toMatch(/^oauth_tx_chat=[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/api\/v2; HttpOnly; SameSite=Lax$/)
 
           const idp = yield* promise(() => fetch(server.url("/api/v2/oauth/idp/login/start"), { redirect: "manual" }))
           const idpQuery = Object.fromEntries(new URL(idp.headers.get("location")!).searchParams)
@@ -803,6 +801,51 @@ for (const backend of backends) describe(`a deployment under BASE_PATH with PUBL
           "/grades"
         )
       }))
+  })
+})
+
+describe("proxy trust: X-Forwarded-Proto counts only from a trusted proxy; Host is always the client's", () => {
+  const pglite = backends.find((b) => b.name === "pglite")!
+  const forged = { host: "evil.example", "x-forwarded-proto": "https" }
+  const redirectUriOf = (location: string | undefined) => new URL(location!).searchParams.get("redirect_uri")
+
+  describe("directly at the service (TRUSTED_PROXY_HOPS=0), in production without PUBLIC_ORIGIN", () => {
+    const logs: Array<string> = []
+    layer(world(pglite, { NODE_ENV: "production" }, logs), { timeout: 120_000 })((it) => {
+      it.effect("a client's X-Forwarded-Proto is ignored; its Host is followed, which start-up warned about", () =>
+        Effect.gen(function* () {
+          const { server } = yield* fixture
+          const start = yield* rawGet(server.url("/api/v2/oauth/chat/login/start"), forged)
+          expect(start.status).toBe(303)
+          expect(redirectUriOf(start.headers.location)).toBe("http://evil.example/api/v2/chat/link/callback")
+          expect(start.headers["set-cookie"]![0]).not.toMatch(/Secure/)
+          expect(start.headers["strict-transport-security"]).toBeUndefined()
+          expect(logs.filter((line) => /PUBLIC_ORIGIN is not set \(NODE_ENV=production\)/.test(line))).toHaveLength(1)
+        }))
+    })
+  })
+
+  describe("behind one trusted proxy (TRUSTED_PROXY_HOPS=1)", () => {
+    const logs: Array<string> = []
+    layer(world(pglite, { TRUSTED_PROXY_HOPS: "1" }, logs), { timeout: 120_000 })((it) => {
+      it.effect("the proxy's X-Forwarded-Proto is honoured: https redirect URI, Secure cookies, HSTS; a client's entry left of it is not", () =>
+        Effect.gen(function* () {
+          const { server } = yield* fixture
+          const start = yield* rawGet(server.url("/api/v2/oauth/chat/login/start"), { host: "grades.example.org", "x-forwarded-proto": "https" })
+          expect(redirectUriOf(start.headers.location)).toBe("https://grades.example.org/api/v2/chat/link/callback")
+          expect(start.headers["set-cookie"]![0]).toMatch(/; Secure;/)
+          expect(start.headers["strict-transport-security"]).toMatch(/^max-age=\d{7,}/)
+          // A proxy that appends: the client wrote "https", the proxy saw plain http.
+          const appended = yield* rawGet(server.url("/api/v2/oauth/chat/login/start"), {
+            host: "grades.example.org",
+            "x-forwarded-proto": "https, http"
+          })
+          expect(redirectUriOf(appended.headers.location)).toBe("http://grades.example.org/api/v2/chat/link/callback")
+          expect(appended.headers["strict-transport-security"]).toBeUndefined()
+          // No warning outside production.
+          expect(logs.some((line) => line.includes("PUBLIC_ORIGIN is not set"))).toBe(false)
+        }))
+    })
   })
 })
 

@@ -45,8 +45,8 @@ export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
           const session = yield* sessions.issue(admitted.value.value.id)
           return HttpServerResponse.empty({ status: 204 }).pipe(
             withCookies(
-              sessionCookie(request, session.token),
-              knownDeviceCookie(request, settings.basePath, admitted.value.deviceCookie)
+              sessionCookie(request, settings, session.token),
+              knownDeviceCookie(request, settings, admitted.value.deviceCookie)
             )
           )
         })
@@ -56,7 +56,7 @@ export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           // Every session the request presents ends: a cookie and a bearer token may differ.
           yield* Effect.forEach(presentedTokens(request), sessions.revoke, { discard: true })
-          return HttpServerResponse.empty({ status: 204 }).pipe(withCookies(clearedSessionCookie(request)))
+          return HttpServerResponse.empty({ status: 204 }).pipe(withCookies(clearedSessionCookie(request, settings)))
         })
       )
   })

@@ -5,7 +5,7 @@
  * with Retry-After when the database could not be reached (core `failureKind`), and 500 with a
  * generic detail, logged, when it answered with a refusal (a damaged page, a broken constraint).
  */
-import { Headers, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { failureKind } from "@climate-grade/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -17,13 +17,13 @@ const notFound = detail(404, "Not Found")
 
 /**
  * Serves the app under `basePath`: `/grades/api/v2/health` reaches `/api/v2/health`; anything
- * outside it is 404. With `https` (an https `PUBLIC_ORIGIN`), the request is known to have come
- * over https whatever its headers say, so cookies are `Secure` and redirects stay on https.
+ * outside it is 404. (The scheme is `RequestInfo.scheme`'s to say, from `PUBLIC_ORIGIN` and the
+ * trusted proxies, not a header rewritten here.)
  */
 export const mountAt =
-  (basePath: string, options: { readonly https?: boolean } = {}) =>
+  (basePath: string) =>
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-    basePath === "" && options.https !== true
+    basePath === ""
       ? app
       : Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
           const url = request.url
@@ -32,11 +32,7 @@ export const mountAt =
             return Effect.succeed(notFound)
           }
           const inner = rest === "" || rest.startsWith("?") ? `/${rest}` : rest
-          const modified =
-            options.https === true
-              ? request.modify({ url: inner, headers: Headers.set(request.headers, "x-forwarded-proto", "https") })
-              : request.modify({ url: inner })
-          return Effect.provideService(app, HttpServerRequest.HttpServerRequest, modified)
+          return Effect.provideService(app, HttpServerRequest.HttpServerRequest, request.modify({ url: inner }))
         })
 
 /**

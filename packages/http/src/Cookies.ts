@@ -4,25 +4,25 @@ import { SESSION_TTL_SECONDS } from "@climate-grade/core"
 import * as KnownDevice from "@climate-grade/core/accounts/KnownDevice"
 import { API_PREFIX } from "./Api.js"
 import { SESSION_COOKIE } from "./Authentication.js"
-import { scheme } from "./RequestInfo.js"
+import { type SchemeTrust, scheme } from "./RequestInfo.js"
 
 /** The session cookie of CONTRACT.md §2: HttpOnly, SameSite=Lax, Path=/, 30 days, Secure over https. */
-export const sessionCookie = (request: HttpServerRequest.HttpServerRequest, token: string): Cookies.Cookie =>
+export const sessionCookie = (request: HttpServerRequest.HttpServerRequest, trust: SchemeTrust, token: string): Cookies.Cookie =>
   Cookies.unsafeMakeCookie(SESSION_COOKIE, token, {
     httpOnly: true,
     sameSite: "lax",
     path: "/",
     maxAge: Duration.seconds(SESSION_TTL_SECONDS),
-    secure: scheme(request) === "https"
+    secure: scheme(request, trust) === "https"
   })
 
-export const clearedSessionCookie = (request: HttpServerRequest.HttpServerRequest): Cookies.Cookie =>
+export const clearedSessionCookie = (request: HttpServerRequest.HttpServerRequest, trust: SchemeTrust): Cookies.Cookie =>
   Cookies.unsafeMakeCookie(SESSION_COOKIE, "", {
     httpOnly: true,
     sameSite: "lax",
     path: "/",
     maxAge: Duration.zero,
-    secure: scheme(request) === "https"
+    secure: scheme(request, trust) === "https"
   })
 
 /**
@@ -32,13 +32,17 @@ export const clearedSessionCookie = (request: HttpServerRequest.HttpServerReques
  */
 export const KNOWN_DEVICE_COOKIE = "known_device"
 
-export const knownDeviceCookie = (request: HttpServerRequest.HttpServerRequest, basePath: string, value: string): Cookies.Cookie =>
+export const knownDeviceCookie = (
+  request: HttpServerRequest.HttpServerRequest,
+  trust: SchemeTrust & { readonly basePath: string },
+  value: string
+): Cookies.Cookie =>
   Cookies.unsafeMakeCookie(KNOWN_DEVICE_COOKIE, value, {
     httpOnly: true,
     sameSite: "strict",
-    path: `${basePath}${API_PREFIX}/auth/login`,
+    path: `${trust.basePath}${API_PREFIX}/auth/login`,
     maxAge: Duration.seconds(KnownDevice.TTL_SECONDS),
-    secure: scheme(request) === "https"
+    secure: scheme(request, trust) === "https"
   })
 
 /** Adds already-validated cookies to a response. */

@@ -50,6 +50,8 @@ export interface FrontDoorOptions {
   readonly basePath: string
   readonly publicOriginHttps: boolean
   readonly responses: ResponseIndex.Index
+  /** How many proxies in front are trusted (their `X-Forwarded-For` entries, their `X-Request-Id`). */
+  readonly trustedProxyHops?: number
   readonly port: number
   readonly host: string
   readonly timeouts?: Timeouts

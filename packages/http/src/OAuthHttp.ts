@@ -54,7 +54,7 @@ export const make = Effect.gen(function* () {
       sameSite: "lax",
       path: bindingPath,
       maxAge,
-      secure: scheme(request) === "https"
+      secure: scheme(request, settings) === "https"
     })
 
   const redirectUri = (request: HttpServerRequest.HttpServerRequest, provider: ProviderName) =>
@@ -62,7 +62,7 @@ export const make = Effect.gen(function* () {
       provider,
       basePath: settings.basePath,
       publicOrigin: settings.publicOrigin,
-      requestOrigin: () => `${scheme(request)}://${host(request)}`
+      requestOrigin: () => `${scheme(request, settings)}://${host(request)}`
     })
 
   const redirect = (location: string) => HttpServerResponse.redirect(location, { status: 303 })
@@ -114,7 +114,7 @@ export const make = Effect.gen(function* () {
       const response = accountRedirect(provider, outcome).pipe(
         withCookies(bindingCookie(request, provider, "", Duration.zero))
       )
-      return SignIn.signsIn(outcome) ? response.pipe(withCookies(sessionCookie(request, outcome.session.token))) : response
+      return SignIn.signsIn(outcome) ? response.pipe(withCookies(sessionCookie(request, settings, outcome.session.token))) : response
     })
 
   const unlink = (provider: ProviderName) =>

@@ -25,6 +25,8 @@ export interface PlacePageOptions {
   readonly basePath: string
   /** When set, absolute addresses (og:url, og:image) are made from it, as `redirect_uri`s are. */
   readonly publicOrigin: Option.Option<string>
+  /** Else the request's scheme is read as `TRUSTED_PROXY_HOPS` allows (`RequestInfo.scheme`). */
+  readonly trustedProxyHops: number
 }
 
 /** The built page split around its `<title>` and description, and their generic text. */
@@ -168,7 +170,7 @@ export const make = (options: PlacePageOptions) =>
           template = templateOf(file)
           templates.set(file, template)
         }
-        const origin = Option.getOrElse(options.publicOrigin, () => `${scheme(request)}://${host(request)}`)
+        const origin = Option.getOrElse(options.publicOrigin, () => `${scheme(request, options)}://${host(request)}`)
         const site = `${origin}${options.basePath}/`
         const address = addressOf(new URL(request.url, "http://site").searchParams)
         const generic = (url: string): Head => ({

@@ -1,12 +1,54 @@
 import type { HttpServerRequest } from "@effect/platform"
+import * as Option from "effect/Option"
 
-/** The request's scheme: `x-forwarded-proto` (first hop) or the socket's, which is plain HTTP here. */
-export const scheme = (request: HttpServerRequest.HttpServerRequest): "http" | "https" => {
-  const forwarded = request.headers["x-forwarded-proto"]?.split(",")[0]?.trim().toLowerCase()
-  return forwarded === "https" ? "https" : "http"
+/**
+ * Who may say a request came over https: the deployment, and the proxies it trusts.
+ * `PUBLIC_ORIGIN` (when it is https) says so for every request; otherwise `X-Forwarded-Proto` is
+ * read only with `TRUSTED_PROXY_HOPS` > 0, since any client can write it.
+ */
+export interface SchemeTrust {
+  readonly publicOrigin: Option.Option<string>
+  readonly trustedProxyHops: number
 }
 
-/** The `Host` header, or else the address the server was reached on (SPEC.md: "the request's network location"). */
+/** Whether `PUBLIC_ORIGIN` names an https address, whatever any header says. */
+export const httpsOrigin = (publicOrigin: Option.Option<string>): boolean =>
+  Option.exists(publicOrigin, (origin) => origin.startsWith("https:"))
+
+/**
+ * The one rule for `X-Forwarded-Proto` (the scheme of redirect URIs, cookies' `Secure`, HSTS):
+ * ignored with no trusted hop (the socket is plain HTTP here); with n trusted proxies, the entry
+ * the outermost of them wrote — n places from the right, as for `X-Forwarded-For`, or the
+ * leftmost when there are fewer entries (a proxy that replaces the header leaves one). Entries
+ * further left came from the client.
+ */
+export const forwardedScheme = (
+  header: string | ReadonlyArray<string> | undefined,
+  trustedProxyHops: number
+): "http" | "https" => {
+  if (trustedProxyHops <= 0 || header === undefined) return "http"
+  const entries = (typeof header === "string" ? header : header.join(",")).split(",")
+  const entry = entries[Math.max(0, entries.length - trustedProxyHops)]
+  return entry?.trim().toLowerCase() === "https" ? "https" : "http"
+}
+
+/** Over https: by `PUBLIC_ORIGIN`, else by the trusted proxies (node's request, for the front door). */
+export const isHttps = (
+  trust: { readonly publicOriginHttps: boolean; readonly trustedProxyHops?: number | undefined },
+  forwardedProto: string | ReadonlyArray<string> | undefined
+): boolean => trust.publicOriginHttps || forwardedScheme(forwardedProto, trust.trustedProxyHops ?? 0) === "https"
+
+/** The request's scheme by the rule above (the Effect request, for the app). */
+export const scheme = (request: HttpServerRequest.HttpServerRequest, trust: SchemeTrust): "http" | "https" =>
+  httpsOrigin(trust.publicOrigin) || forwardedScheme(request.headers["x-forwarded-proto"], trust.trustedProxyHops) === "https"
+    ? "https"
+    : "http"
+
+/**
+ * The `Host` header, or else the address the server was reached on (SPEC.md: "the request's
+ * network location"). Always the client's word (a proxy passes it on): where it matters, set
+ * `PUBLIC_ORIGIN`; start-up warns in production without it.
+ */
 export const host = (request: HttpServerRequest.HttpServerRequest): string => {
   const header = request.headers.host?.trim()
   if (header !== undefined && header !== "") return header

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { API_PREFIX } from "./Api.js"
+import * as RequestInfo from "./RequestInfo.js"
 import { CONTENT_SECURITY_POLICY } from "./Site.js"
 
 /**
@@ -34,23 +35,25 @@ export const innerPath = (basePath: string, url: string): string | undefined => 
   return path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : undefined
 }
 
-/** Over https when the deployment says so (`PUBLIC_ORIGIN`), else when the first proxy hop says so. */
-export const isHttps = (publicOriginHttps: boolean, req: IncomingMessage): boolean => {
-  if (publicOriginHttps) return true
-  const forwarded = req.headers["x-forwarded-proto"]
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",", 1)[0]?.trim().toLowerCase()
-  return first === "https"
+/** Over https when the deployment says so (`PUBLIC_ORIGIN`), else when a trusted proxy does (`RequestInfo.forwardedScheme`). */
+export const isHttps = (trust: SchemeTrust, req: IncomingMessage): boolean =>
+  RequestInfo.isHttps(trust, req.headers["x-forwarded-proto"])
+
+export interface SchemeTrust {
+  readonly publicOriginHttps: boolean
+  /** `TRUSTED_PROXY_HOPS`; none when absent. */
+  readonly trustedProxyHops?: number
 }
 
 export const apply = (
-  options: { readonly basePath: string; readonly publicOriginHttps: boolean },
+  options: SchemeTrust & { readonly basePath: string },
   req: IncomingMessage,
   res: ServerResponse
 ): void => {
   res.setHeader("x-content-type-options", "nosniff")
   res.setHeader("referrer-policy", REFERRER_POLICY)
   res.setHeader("content-security-policy", SITE_CSP)
-  if (isHttps(options.publicOriginHttps, req)) res.setHeader("strict-transport-security", HSTS)
+  if (isHttps(options, req)) res.setHeader("strict-transport-security", HSTS)
   const path = innerPath(options.basePath, req.url ?? "/")
   if (path !== undefined && noStore(path)) res.setHeader("cache-control", "no-store")
 }

@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
 import type { ProviderName } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
+import type * as Option from "effect/Option"
 import * as AccountHttp from "./AccountHttp.js"
 import * as AlertsHttp from "./AlertsHttp.js"
 import { API_PREFIX, Api } from "./Api.js"
@@ -21,6 +21,7 @@ import * as PlacePage from "./PlacePage.js"
 import * as PlacesHttp from "./PlacesHttp.js"
 import * as Pages from "./Pages.js"
 import * as RequestBody from "./RequestBody.js"
+import { httpsOrigin } from "./RequestInfo.js"
 import * as ResponseIndex from "./ResponseIndex.js"
 import * as Site from "./Site.js"
 import * as StorableInput from "./StorableInput.js"
@@ -49,9 +50,6 @@ export interface ServeOptions {
   readonly timeouts?: FrontDoor.Timeouts
 }
 
-const httpsOrigin = (publicOrigin: Option.Option<string>) =>
-  Option.exists(publicOrigin, (origin) => origin.startsWith("https:"))
-
 /**
  * The whole HTTP application — the API at `{basePath}{API_PREFIX}`, the site at `{basePath}/` —
  * behind the front door; provides the `HttpServer` (listening, with the app attached) and needs the ports.
@@ -62,7 +60,11 @@ export const serve = (options: ServeOptions) =>
   Layer.scoped(
     HttpServer.HttpServer,
     Effect.flatMap(
-      Effect.all([HttpApiBuilder.httpApp, PlacePage.make({ basePath: options.basePath, publicOrigin: options.publicOrigin })]),
+      Effect.all([HttpApiBuilder.httpApp, PlacePage.make({
+        basePath: options.basePath,
+        publicOrigin: options.publicOrigin,
+        trustedProxyHops: options.trustedProxyHops
+      })]),
       ([app, placePage]) =>
       FrontDoor.make(
         app.pipe(
@@ -72,13 +74,14 @@ export const serve = (options: ServeOptions) =>
           Compression.middleware,
           StorableInput.middleware,
           RequestBody.middleware,
-          mountAt(options.basePath, { https: httpsOrigin(options.publicOrigin) }),
+          mountAt(options.basePath),
           Site.middleware(options.basePath, options.site, placePage)
         ),
         {
           basePath: options.basePath,
           publicOriginHttps: httpsOrigin(options.publicOrigin),
           responses: options.responses,
+          trustedProxyHops: options.trustedProxyHops,
           port: options.port,
           host: options.host,
           ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts })
