@@ -20,7 +20,7 @@ import {
   SecureRandom,
   WATCH_LIMIT
 } from "@climate-grade/core"
-import { FrontDoor, ResponseIndex, Server, Site } from "@climate-grade/http"
+import { FrontDoor, MetricsRoute, ResponseIndex, Server, Site } from "@climate-grade/http"
 import { Argon2, Random } from "@climate-grade/node"
 import { ProviderExchange } from "@climate-grade/oauth"
 import {
@@ -206,12 +206,19 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
         site,
         port: config.port,
         host: config.host,
-        metricsPublic: config.metricsPublic
+        metricsToken: config.metrics.token
       })
     )
   ).pipe(
     // Built on the server, so released before it: the log line precedes the close.
     (serving) => Layer.provideMerge(drainLayer, serving),
+    // Metrics on a listener of their own, when asked for (METRICS_PORT).
+    Layer.merge(
+      Option.match(config.metrics.port, {
+        onNone: () => Layer.empty,
+        onSome: (port) => MetricsRoute.listener({ host: config.metrics.host, port, token: config.metrics.token }).pipe(Layer.orDie)
+      })
+    ),
     // The operator channel of the embedded database this process owns (not of a test's database).
     Layer.merge(
       database === undefined && config.database._tag === "Embedded" ? Control.layer(config.database.dataDir) : Layer.empty

@@ -50,8 +50,15 @@ export interface AppConfig {
   readonly geocoder: { readonly url: string; readonly searchUrl: string; readonly userAgent: string }
   readonly historyStart: CivilDate.EpochDay
   readonly logFormat: "pretty" | "json"
-  /** `/metrics` for every client, not only direct loopback ones. */
-  readonly metricsPublic: boolean
+  /**
+   * Where `/metrics` is served: on a listener of its own (`port`, on `host`) and, with a `token`,
+   * also on the public listener to a bearer of it.
+   */
+  readonly metrics: {
+    readonly port: Option.Option<number>
+    readonly host: string
+    readonly token: Option.Option<Redacted.Redacted<string>>
+  }
   readonly alerts: AlertsConfig
 }
 
@@ -281,10 +288,31 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     )
   ),
   logFormat: Config.literal("pretty", "json")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const)),
-  metricsPublic: Config.literal("0", "1")("METRICS_PUBLIC").pipe(
-    Config.withDefault("0" as const),
-    Config.map((flag) => flag === "1")
-  ),
+  metrics: Config.all({
+    port: Config.mapOrFail(optional("METRICS_PORT"), (port) =>
+      Option.isNone(port) || (/^\d{1,5}$/.test(port.value.trim()) && Number(port.value) <= 65535)
+        ? Either.right(Option.map(port, Number))
+        : Either.left(ConfigError.InvalidData(["METRICS_PORT"], `Expected a port number from 0 to 65535, got "${port.value}"`))
+    ),
+    host: Config.string("METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),
+    token: Config.mapOrFail(optional("METRICS_TOKEN"), (token) =>
+      Option.isNone(token) || /^\S{16,}$/.test(token.value.trim())
+        ? Either.right(Option.map(token, (t) => Redacted.make(t.trim())))
+        : Either.left(ConfigError.InvalidData(["METRICS_TOKEN"], "Expected at least 16 characters, without spaces"))
+    ),
+    // Gone: it served the metrics to whoever seemed to come from loopback, which a proxy on the
+    // same host made everyone. Refused rather than ignored, so no one believes it still applies.
+    legacy: Config.mapOrFail(optional("METRICS_PUBLIC"), (flag) =>
+      Option.isNone(flag) || flag.value.trim() === "0"
+        ? Either.right(undefined)
+        : Either.left(
+            ConfigError.InvalidData(
+              ["METRICS_PUBLIC"],
+              "No longer read: serve metrics on METRICS_PORT (a listener of their own, loopback by default) or require METRICS_TOKEN"
+            )
+          )
+    )
+  }).pipe(Config.map(({ host, port, token }) => ({ host, port, token }))),
   alerts
 }).pipe(
   Config.map(({ auth, ...rest }) => ({ ...rest, authSecret: auth.secret, production: auth.production }))

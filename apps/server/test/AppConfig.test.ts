@@ -101,10 +101,15 @@ describe("AppConfig", () => {
       }
     }))
 
-  it.effect("METRICS_PUBLIC is 0 or 1, default 0", () =>
+  it.effect("metrics: no listener and no token by default; METRICS_PORT, METRICS_HOST, METRICS_TOKEN of 16 characters or more; METRICS_PUBLIC refused", () =>
     Effect.gen(function* () {
-      expect((yield* valid({})).metricsPublic).toBe(false)
-      expect((yield* valid({ METRICS_PUBLIC: "1" })).metricsPublic).toBe(true)
-      expect(yield* refusal({ METRICS_PUBLIC: "yes" })).toMatch(/^Invalid configuration: METRICS_PUBLIC: /)
+      expect((yield* valid({})).metrics).toEqual({ port: Option.none(), host: "127.0.0.1", token: Option.none() })
+      const set = (yield* valid({ METRICS_PORT: "9464", METRICS_HOST: "::1", METRICS_TOKEN: " 0123456789abcdef\n" })).metrics
+      expect([set.port, set.host, Option.map(set.token, Redacted.value)]).toEqual([Option.some(9464), "::1", Option.some("0123456789abcdef")])
+      expect((yield* valid({ METRICS_PORT: "0" })).metrics.port).toEqual(Option.some(0))
+      expect(yield* refusal({ METRICS_PORT: "70000" })).toMatch(/^Invalid configuration: METRICS_PORT: /)
+      expect(yield* refusal({ METRICS_TOKEN: "short" })).toMatch(/^Invalid configuration: METRICS_TOKEN: Expected at least 16 characters/)
+      expect((yield* valid({ METRICS_PUBLIC: "0" })).metrics.token).toEqual(Option.none())
+      expect(yield* refusal({ METRICS_PUBLIC: "1" })).toMatch(/^Invalid configuration: METRICS_PUBLIC: No longer read: serve metrics on METRICS_PORT/)
     }))
 })

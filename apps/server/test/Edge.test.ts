@@ -121,7 +121,7 @@ for (const backend of backends) {
             expectSecurityHeaders(path, (yield* send(server.url(path))).headers)
           }
           const url = server.url(`/api/v2/grade?${freshCell()}`)
-          const metricsBefore = (yield* send(server.url("/metrics"))).text
+          const metricsBefore = (yield* send(server.url("/metrics"), { headers: { ...server.metricsHeaders } })).text
           const built = yield* send(url)
           expect(built.status).toBe(200)
           expectSecurityHeaders("built", built.headers)
@@ -131,7 +131,7 @@ for (const backend of backends) {
           expect([replay.status, revalidated.status]).toEqual([200, 304])
           expectSecurityHeaders("replay from the index", replay.headers)
           expectSecurityHeaders("304 from the index", revalidated.headers)
-          const metricsAfter = (yield* send(server.url("/metrics"))).text
+          const metricsAfter = (yield* send(server.url("/metrics"), { headers: { ...server.metricsHeaders } })).text
           const indexHits = (text: string) => sampleValue(text, 'http_cache_answers_total{tier="index"}')
           expect(indexHits(metricsAfter) - indexHits(metricsBefore)).toBe(2)
         }))
@@ -309,7 +309,7 @@ for (const backend of backends) {
           yield* send(server.url("/api/v2/health"))
           const cell = freshCell()
           yield* send(server.url(`/api/v2/grade?${cell}`))
-          const answer = yield* send(server.url("/metrics"))
+          const answer = yield* send(server.url("/metrics"), { headers: { ...server.metricsHeaders } })
           expect(answer.status).toBe(200)
           expect(answer.headers["content-type"]).toMatch(/^text\/plain; version=0\.0\.4/)
           const text = answer.text
@@ -320,16 +320,17 @@ for (const backend of backends) {
           expect(sampleValue(text, 'http_cache_answers_total{tier="built"}')).toBeGreaterThan(0)
           // packages/weather's own metrics, with no wiring here.
           expect(text).toMatch(/^weather_upstream_calls\S* \d+/m)
-          // Only direct loopback clients: a request relayed by a proxy is refused.
-          const relayed = yield* send(server.url("/metrics"), { headers: { "x-forwarded-for": "203.0.113.9" } })
-          expect(relayed.status).toBe(403)
-          expect(detailOf(relayed)).toMatch(/METRICS_PUBLIC=1/)
+          // Only to a bearer of the token, whoever seems to ask: a direct loopback client without it is refused.
+          const bare = yield* send(server.url("/metrics"))
+          expect(bare.status).toBe(401)
+          expect(bare.headers["www-authenticate"]).toBe('Bearer realm="metrics"')
+          expect(detailOf(bare)).toMatch(/METRICS_TOKEN/)
         }))
     })
   })
 
   describe(`an https deployment under BASE_PATH on ${backend.name}`, () => {
-    layer(world(backend, { PUBLIC_ORIGIN: "https://grades.example.org", BASE_PATH: "/grades", METRICS_PUBLIC: "1" }), {
+    layer(world(backend, { PUBLIC_ORIGIN: "https://grades.example.org", BASE_PATH: "/grades" }), {
       timeout: 120_000
     })((it) => {
       it.effect("cookies are Secure and HSTS is sent whatever the client's headers say; /metrics sits under BASE_PATH", () =>
@@ -349,7 +350,9 @@ for (const backend of backends) {
           }
           const start = yield* send(server.url("/grades/api/v2/oauth/chat/login/start"))
           expect(start.headers["cache-control"]).toBe("no-store")
-          const metrics = yield* send(server.url("/grades/metrics"), { headers: { "x-forwarded-for": "203.0.113.9" } })
+          const metrics = yield* send(server.url("/grades/metrics"), {
+            headers: { "x-forwarded-for": "203.0.113.9", ...server.metricsHeaders }
+          })
           expect(metrics.status).toBe(200)
           expect(metrics.text).toContain("http_requests_total")
         }))

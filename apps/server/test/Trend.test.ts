@@ -84,9 +84,9 @@ const eventually = <A>(read: Effect.Effect<A, unknown>, done: (a: A) => boolean)
     return yield* Effect.orDie(read)
   })
 
-/** The data answers so far by the tier that served them (`/metrics`, served to loopback clients: no forwarded address). */
+/** The data answers so far by the tier that served them (`/metrics`, with the test server's METRICS_TOKEN). */
 const tiers = (server: TestServer["Type"]) =>
-  Effect.map(Effect.promise(() => fetch(server.url("/metrics")).then((r) => r.text())), (text) => {
+  Effect.map(Effect.promise(() => fetch(server.url("/metrics"), { headers: server.metricsHeaders }).then((r) => r.text())), (text) => {
     const value = (tier: string) => {
       const line = text.split("\n").find((l) => l.startsWith(`http_cache_answers_total{tier="${tier}"}`))
       return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1))

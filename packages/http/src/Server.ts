@@ -2,7 +2,8 @@ import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
 import type { ProviderName } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import * as AccountHttp from "./AccountHttp.js"
 import * as AlertsHttp from "./AlertsHttp.js"
 import { API_PREFIX, Api } from "./Api.js"
@@ -45,8 +46,8 @@ export interface ServeOptions {
   readonly site: Site.Site | Site.MissingSite
   readonly port: number
   readonly host: string
-  /** Serve `/metrics` to every client, not only to direct loopback ones. */
-  readonly metricsPublic?: boolean
+  /** The bearer token that opens `{basePath}/metrics` on this listener; without one it is never served here. */
+  readonly metricsToken?: Option.Option<Redacted.Redacted<string>>
   readonly timeouts?: FrontDoor.Timeouts
 }
 
@@ -91,7 +92,7 @@ export const serve = (options: ServeOptions) =>
   ).pipe(
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
     Layer.provide(DecodeErrors.layer),
-    Layer.provide(MetricsRoute.layer({ metricsPublic: options.metricsPublic ?? false })),
+    Layer.provide(MetricsRoute.layer({ token: options.metricsToken ?? Option.none() })),
     Layer.provide(HttpApiScalar.layer({ path: `${API_PREFIX}/docs`, scalar: { withDefaultFonts: false } })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: `${API_PREFIX}/openapi.json` })),
     Layer.provide(ApiLive),

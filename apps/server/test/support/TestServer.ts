@@ -13,10 +13,18 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 
 export class TestServer extends Context.Tag("@climate-grade/server/test/TestServer")<
   TestServer,
-  { readonly url: (path: string) => string; readonly origin: string; readonly config: AppConfig.AppConfig }
+  {
+    readonly url: (path: string) => string
+    readonly origin: string
+    readonly config: AppConfig.AppConfig
+    /** The headers that open `/metrics` on the public listener (its METRICS_TOKEN), when one is set. */
+    readonly metricsHeaders: Readonly<Record<string, string>>
+  }
 >() {}
 
 export interface TestServerOptions {
@@ -45,7 +53,9 @@ export const testServerLayer = (
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const config = yield* AppConfig.appConfig.pipe(
-        Effect.withConfigProvider(ConfigProvider.fromJson({ PORT: "0", AUTH_SECRET: "t".repeat(40), ...env })),
+        Effect.withConfigProvider(
+          ConfigProvider.fromJson({ PORT: "0", AUTH_SECRET: "t".repeat(40), METRICS_TOKEN: "m".repeat(24), ...env })
+        ),
         Effect.orDie
       )
       const server = Layer.effect(
@@ -53,7 +63,11 @@ export const testServerLayer = (
         Effect.map(HttpServer.HttpServer, (http) => {
           const address = http.address as HttpServer.TcpAddress
           const origin = `http://127.0.0.1:${address.port}`
-          return { origin, config, url: (path: string) => `${origin}${path}` }
+          const metricsHeaders = Option.match(config.metrics.token, {
+            onNone: (): Record<string, string> => ({}),
+            onSome: (token) => ({ authorization: `Bearer ${Redacted.value(token)}` })
+          })
+          return { origin, config, metricsHeaders, url: (path: string) => `${origin}${path}` }
         })
       )
       return server.pipe(Layer.provideMerge(
