@@ -155,5 +155,23 @@ for (const backend of backends) {
           expect(Object.keys(route?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "502", "503", "504"]))
         }))
     })
+
+    // A geocoder nothing answers at (a port nothing listens on): the detail in words, the code in the log.
+    const logs: Array<string> = []
+    const unreachable = testServerLayer(
+      { GEOCODER_URL: "http://127.0.0.1:1/reverse", GEOCODER_SEARCH_URL: "http://127.0.0.1:1/search", GEOCODER_USER_AGENT: "climate-grade/places-test" },
+      backend.layer,
+      { logs }
+    )
+    layer(unreachable, { timeout: 60_000 })((it) => {
+      it.effect("an unreachable geocoder is a 502 whose detail says so in words; the transport's code is in the log only", () =>
+        Effect.gen(function* () {
+          const answer = yield* places("Unreachable town")
+          expect(answer.status).toBe(502)
+          expect(answer.body).toEqual({ detail: "The geocoder failed: it could not be reached." })
+          expect(JSON.stringify(answer.body)).not.toMatch(/E[A-Z]{3,}|127\.0\.0\.1/)
+          expect(logs.filter((l) => l.includes("upstream geocoder")).join("\n")).toMatch(/it could not be reached \(ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:1\)/)
+        }))
+    })
   })
 }

@@ -38,16 +38,28 @@ export const causeOf = (error: unknown): { readonly code: string | undefined; re
   return { code, message }
 }
 
-/** The transport's own message, kept on the error for the log line only (it may name internal addresses). */
+/** The transport's code and message, kept on the error for the log line only (it may name internal addresses). */
 const detailKey = Symbol.for("@climate-grade/weather/Upstream/transport")
 
 const hostOf = (url: string): string => (URL.canParse(url) ? new URL(url).host : url)
 
+/** "ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1": the code (else the client's reason) and the message. */
+const transport = (cause: unknown, fallback: string): string => {
+  const { code, message } = causeOf(cause)
+  const name = code ?? fallback
+  return message === undefined || message === name ? name : `${name}: ${message}`
+}
+
+/** What a transport failure's reason says: the error's detail reaches clients, so plain words only. */
+export const UNREACHABLE = "it could not be reached"
+export const CUT_OFF = "its answer was cut off"
+
 /**
  * Sends one request and returns its JSON body, or the core's error: 429/503 → RateLimited,
  * no answer within `timeout` → UpstreamTimeout, anything else → UpstreamFailure. A failure is
- * logged here, once, with the host and the transport's error code (a DNS failure says ENOTFOUND),
- * and its reason carries the same cause to whoever reports it.
+ * logged here, once, with the host and the transport's error code (a DNS failure says ENOTFOUND)
+ * and message; the error's reason, which a client reads in a detail, says it in words without
+ * the code (a code is for whoever reads the log, and a message may name internal addresses).
  */
 export const json = (
   source: string,
@@ -76,25 +88,14 @@ export const json = (
     Effect.scoped,
     Effect.timeoutFail({ duration: timeout, onTimeout: () => new UpstreamTimeout({ source }) }),
     Effect.catchTags({
-      // The client's detail gets the code alone; the log line also gets the transport's message.
-      RequestError: (e) => {
-        const { code, message } = causeOf(e.cause)
-        return Effect.fail(
-          Object.assign(new UpstreamFailure({ source, reason: `the request failed: ${code ?? e.reason}` }), { [detailKey]: message })
-        )
-      },
-      ResponseError: (e) => {
-        const { code, message } = causeOf(e.cause)
-        return Effect.fail(
-          Object.assign(
-            new UpstreamFailure({ source, reason: `the response could not be read${code === undefined ? "" : `: ${code}`}` }),
-            { [detailKey]: message }
-          )
-        )
-      }
+      // The reason in words (a client's detail); the code and the transport's message for the log line.
+      RequestError: (e) =>
+        Effect.fail(Object.assign(new UpstreamFailure({ source, reason: UNREACHABLE }), { [detailKey]: transport(e.cause, e.reason) })),
+      ResponseError: (e) =>
+        Effect.fail(Object.assign(new UpstreamFailure({ source, reason: CUT_OFF }), { [detailKey]: transport(e.cause, e.reason) }))
     }),
     Effect.tapError((error) => {
-      const transport = (error as { [detailKey]?: string | undefined })[detailKey]
+      const cause = (error as { [detailKey]?: string | undefined })[detailKey]
       return Effect.logWarning(
         `upstream ${source} (${host}) failed: ${
           error._tag === "RateLimited"
@@ -102,7 +103,7 @@ export const json = (
             : error._tag === "UpstreamTimeout"
               ? `no answer within ${Duration.format(timeout)}`
               : error.reason
-        }${transport === undefined ? "" : ` (${transport})`}`
+        }${cause === undefined ? "" : ` (${cause})`}`
       ).pipe(Effect.annotateLogs({ upstream: source, host, error: error._tag }))
     })
   )
