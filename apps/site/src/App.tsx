@@ -5,7 +5,7 @@
  * fetched once the grades show: the sections below them, the maps, and "Watch this place" for a
  * browser last seen signed in.
  */
-import { formatCoordinates, longDate, sinceYearOf, snap, verdict } from "./format.js"
+import { dayWhen, formatCoordinates, longDate, placeName, placeTitle, SITE_NAME, sinceYearOf, snap, verdict, WELCOME_TITLE } from "./format.js"
 import { Headlines } from "./components/Headlines.js"
 import { CoordinatesForm, LocateButton, RecentPlaces, SearchBox } from "./components/PlacePicker.js"
 import { Section } from "./components/Section.js"
@@ -13,7 +13,8 @@ import { SignInToWatch } from "./components/SignInToWatch.js"
 import { UnitsSwitch } from "./components/UnitsSwitch.js"
 import { lazy } from "./lazy.js"
 import { registerServiceWorker } from "./serviceWorker.js"
-import { address, failure, hrefFor, loading, offline, pick, place, recent, setUnits, units } from "./state.js"
+import { accountHref } from "./returnPath.js"
+import { address, failure, hrefFor, loading, offline, pick, place, problem, recent, returnPath, setUnits, today, top, units } from "./state.js"
 import { maybeSignedIn } from "./storage.js"
 import { useEffect } from "preact/hooks"
 
@@ -65,12 +66,12 @@ const Welcome = () => (
       ).map(([label, lat, lon]) => (
         <li key={label}>
           <a
-            href={hrefFor({ lat, lon })}
+            href={hrefFor({ lat, lon, name: label })}
             class="place-link"
             onClick={(event) => {
               if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
               event.preventDefault()
-              pick(lat, lon)
+              pick(lat, lon, label)
             }}
           >
             {label}
@@ -81,18 +82,67 @@ const Welcome = () => (
   </div>
 )
 
+/**
+ * The day at the top: "Today" only for the cell's date by this device's clock, with today's grades
+ * from the grade view or the stored forecast's entry for today; a stored copy of another day is
+ * named by its date and says so.
+ */
 const PlaceView = () => {
   const p = place.value!
-  const todayDay = p.day.data
-  const sinceYear = sinceYearOf(Math.max(todayDay.variables.tmax.climatology.n, todayDay.variables.tmin.climatology.n), todayDay.date)
+  const storedDay = p.day.data
+  const shown = top.value!
+  const sinceYear = sinceYearOf(Math.max(storedDay.variables.tmax.climatology.n, storedDay.variables.tmin.climatology.n), storedDay.date)
   return (
     <>
-      <Section id="today" title={`Today, ${longDate(todayDay.date)}`}>
-        <Headlines grade={p.grade?.data ?? null} day={todayDay} units={units.value} sinceYear={sinceYear} />
+      <Section id="today" title={shown.isToday ? `Today, ${longDate(shown.date)}` : longDate(shown.date)}>
+        {!shown.isToday && (
+          <p class="notice stale-day">
+            This is a stored copy of {longDate(shown.date)}: today ({longDate(today.value!)}) is not held on this device yet. It
+            updates when the weather service can be reached.
+          </p>
+        )}
+        {shown.isToday && shown.from === "forecast" && (
+          <p class="muted small">Today's grades come from the forecast stored on {new Date(p.forecast!.storedAt).toLocaleDateString()}.</p>
+        )}
+        <Headlines
+          grades={shown.grades}
+          date={shown.date}
+          when={dayWhen(shown.date, today.value!)}
+          day={storedDay}
+          units={units.value}
+          sinceYear={sinceYear}
+        />
       </Section>
       <Details />
     </>
   )
+}
+
+/** Whether this page has set its title yet: until then it is the server's, made for this very address. */
+let titled = false
+
+/**
+ * The document's title follows the place shown: for today, the words of the server's head for the
+ * place's address (so the tab, history and a shared link's preview agree); the place alone while it
+ * loads or when it failed; the page's own title without a place.
+ */
+const useTitle = (heading: string | null) => {
+  const p = place.value
+  const shown = top.value
+  const u = units.value
+  const why = problem.value
+  const failed = failure.value
+  useEffect(() => {
+    let title: string
+    if (heading === null) title = why === null ? WELCOME_TITLE : `No place shown — ${SITE_NAME}`
+    else if (p !== null) title = placeTitle(heading, shown, u)
+    else if (failed !== null) title = `${heading}: not loaded — ${SITE_NAME}`
+    else if (titled) title = `${heading} — ${SITE_NAME}`
+    // The first load of a place: the server's head already names it (with its grades when held).
+    else return
+    titled = true
+    document.title = title
+  }, [heading, p, shown, u, why, failed])
 }
 
 export const App = () => {
@@ -100,6 +150,11 @@ export const App = () => {
   const a = address.value
   const chosen = a.lat !== null && a.lon !== null ? { lat: a.lat, lon: a.lon } : null
   const settled = chosen === null || p !== null || failure.value !== null
+  // The heading is the name picked in the search when there is one; the cell's label stays beside it.
+  const heading = chosen === null ? null : p !== null ? placeName(p.cell, a.name) : (a.name ?? formatCoordinates(chosen.lat, chosen.lon))
+  const shown = top.value
+  const back = accountHref(returnPath(heading))
+  useTitle(heading)
   // The offline copy of the site is made once the page has shown what it came for.
   useEffect(() => {
     if (settled) registerServiceWorker()
@@ -118,7 +173,7 @@ export const App = () => {
       </header>
       <section class="finder" aria-label="Find a place">
         <div class="finder-controls">
-          <SearchBox onPick={pick} hrefFor={hrefFor} />
+          <SearchBox onPick={pick} hrefFor={hrefFor} placeKey={`${a.lat},${a.lon},${a.name ?? ""}`} />
           <div class="finder-row">
             <LocateButton onPick={pick} />
             <CoordinatesForm onPick={pick} />
@@ -137,26 +192,38 @@ export const App = () => {
           <div class={p === null && chosen !== null && failure.value === null ? "place-title is-pending" : "place-title"}>
             {p !== null ? (
               <>
-                <h1>{p.cell.label ?? formatCoordinates(p.cell.lat, p.cell.lon)}</h1>
-                {p.grade !== null && <p class="verdict">{verdict(p.grade.data.variables)}</p>}
-                <p class="muted">
+                <h1>{heading}</h1>
+                {shown !== null && shown.grades !== null && (
+                  <p class="verdict">{verdict(shown.grades, shown.isToday ? undefined : shown.date)}</p>
+                )}
+                <p class="muted place-cell">
+                  {a.name !== null && p.cell.label !== null && p.cell.label !== a.name && (
+                    <>
+                      <span class="cell-label">{p.cell.label}</span> ·{" "}
+                    </>
+                  )}
                   Cell {formatCoordinates(p.cell.lat, p.cell.lon)} · {p.cell.timezone}
                 </p>
                 {chosen !== null &&
                   (maybeSignedIn() ? (
-                    <WatchPlace lat={chosen.lat} lon={chosen.lon} cellLat={p.cell.lat} cellLon={p.cell.lon} />
+                    <WatchPlace lat={chosen.lat} lon={chosen.lon} cellLat={p.cell.lat} cellLon={p.cell.lon} name={a.name} accountHref={back} />
                   ) : (
-                    <SignInToWatch />
+                    <SignInToWatch href={back} />
                   ))}
               </>
             ) : (
-              <h1>{chosen === null ? "How unusual is today's weather?" : formatCoordinates(chosen.lat, chosen.lon)}</h1>
+              <h1>{heading ?? "How unusual is today's weather?"}</h1>
             )}
             <div aria-live="polite">
               {loading.value && <p class="loading">Loading the weather and its 85-year history…</p>}
               {failure.value !== null && <p class="error-text">This place could not be loaded: {failure.value}</p>}
             </div>
             <OfflineNotice />
+            {problem.value !== null && chosen === null && (
+              <p class="error-text address-problem" role="alert">
+                {problem.value} Pick a place below, or fix the address.
+              </p>
+            )}
             {chosen === null && <Welcome />}
           </div>
           {/* The maps' code is fetched once the grades show (or at once without a place to load). */}
@@ -179,7 +246,7 @@ export const App = () => {
       <footer class="foot">
         <p>
           Weather: ERA5 and forecasts via Open-Meteo (CC BY 4.0). Places: © OpenStreetMap contributors. Map: Natural
-          Earth. <a href="alerts">Account and alerts</a>
+          Earth. <a href={back}>Account and alerts</a>
         </p>
       </footer>
     </>

@@ -9,8 +9,19 @@ export const apiBase = new URL("api/v2/", siteBase)
 /** `{api}/path`, e.g. api("places?q=Berlin"). */
 export const api = (path: string): string => new URL(path, apiBase).href
 
-/** JSON from a plain API route (places, account), with the `{detail}` of an error response. */
-export const getJson = async <A>(path: string, init: RequestInit = {}): Promise<{ status: number; body: A | null; detail: string | null }> => {
+/** `Retry-After` in seconds (delta-seconds or an HTTP date), else null. */
+const retryAfterOf = (header: string | null): number | null => {
+  if (header === null) return null
+  if (/^\s*\d+\s*$/.test(header)) return Number(header)
+  const at = Date.parse(header)
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - Date.now()) / 1000))
+}
+
+/** JSON from a plain API route (places, account), with the `{detail}` and `Retry-After` of an error response. */
+export const getJson = async <A>(
+  path: string,
+  init: RequestInit = {}
+): Promise<{ status: number; body: A | null; detail: string | null; retryAfter: number | null }> => {
   const response = await fetch(api(path), { credentials: "same-origin", ...init })
   const text = await response.text()
   let body: unknown = null
@@ -23,5 +34,5 @@ export const getJson = async <A>(path: string, init: RequestInit = {}): Promise<
     response.ok || body === null || typeof body !== "object" || typeof (body as { detail?: unknown }).detail !== "string"
       ? null
       : (body as { detail: string }).detail
-  return { status: response.status, body: response.ok ? (body as A) : null, detail }
+  return { status: response.status, body: response.ok ? (body as A) : null, detail, retryAfter: retryAfterOf(response.headers.get("retry-after")) }
 }

@@ -22,19 +22,13 @@ export const dataClient = () => {
   return client
 }
 
-/** What a failed load means, for a person. The client rejects with its tagged errors (CONTRACT.md §7). */
-export const describeError = (error: unknown): string => {
-  if (typeof error === "object" && error !== null) {
-    const e = error as { _tag?: unknown; detail?: unknown; status?: unknown }
-    if (e._tag === "RequestRejected" && typeof e.detail === "string" && e.detail.length > 0) return e.detail
-    if (e._tag === "ServerError") {
-      return e.status === 503
-        ? "The weather source is busy right now. Try again in a minute."
-        : e.status === 504
-          ? "The weather source took too long to answer. Try again in a minute."
-          : `The weather service answered with an error (${String(e.status)}). Try again later.`
-    }
-    if (e._tag === "BadPayload") return "The weather service sent an answer this page does not understand. Reload the page."
-  }
-  return "The weather service could not be reached. Check the connection and try again."
-}
+/**
+ * What a failed load means, for a person: the server's detail and the wait (refusal.ts), in the
+ * device's time. Its words are a chunk of their own, fetched only when something failed.
+ */
+export const describeError = (error: unknown): Promise<string> =>
+  import("./refusal.js").then(
+    (m) => m.loadFailureWords(error, { now: Date.now() }),
+    // The words' own chunk did not come (the network went with the data): say the plainest thing.
+    () => "The weather service could not be reached. Check the connection and try again."
+  )

@@ -200,19 +200,67 @@ export const snap = (x: number) => Math.round(x * 4) / 4
 export const sinceYearOf = (n: number, today: string): number | null =>
   n < 5 ? null : Number(today.slice(0, 4)) - Math.round(n / 5)
 
-/** The one thing to say about today: its most unusual grade, or that it is an ordinary day. */
-export const verdict = (grades: Readonly<Record<Variable, Grade>>): string => {
+/** The most unusual graded value: records first, then the furthest from the 50th percentile (as the card picks it). */
+export const mostUnusual = (grades: Readonly<Record<Variable, Grade>>): Variable | null => {
   const graded = VARIABLES.filter((v) => grades[v].label !== null && grades[v].percentile !== null)
-  if (graded.length === 0) return "Today cannot be graded here yet."
+  if (graded.length === 0) return null
   const weight = (v: Variable) => {
     const g = grades[v]
     return g.label === "record-high" || g.label === "record-low" ? 1000 : Math.abs(g.percentile! - 50)
   }
-  const top = [...graded].sort((a, b) => weight(b) - weight(a))[0]!
+  return [...graded].sort((a, b) => weight(b) - weight(a))[0]!
+}
+
+/**
+ * The one thing to say about the day at the top: its most unusual grade, or that it is an ordinary
+ * day. `day` names it when it is not today (a stored copy of an earlier day).
+ */
+export const verdict = (grades: Readonly<Record<Variable, Grade>>, day?: string): string => {
+  const top = mostUnusual(grades)
+  const when = day === undefined ? "Today" : longDate(day)
+  const whose = (noun: string) => (day === undefined ? `Today's ${noun}` : `The ${noun} on ${longDate(day)}`)
+  if (top === null) return `${when} cannot be graded here${day === undefined ? " yet" : ""}.`
   const g = grades[top]
-  if (g.label === "near-normal") return "Today is an ordinary day here for the time of year."
+  if (g.label === "near-normal") return `${when} is an ordinary day here for the time of year.`
   if (g.label === "record-high" || g.label === "record-low") {
-    return `Today's ${VARIABLE_NOUN[top]} is a ${g.label === "record-high" ? "record high" : "record low"} for the time of year.`
+    return `${whose(VARIABLE_NOUN[top])} is a ${g.label === "record-high" ? "record high" : "record low"} for the time of year.`
   }
-  return `Today's ${VARIABLE_NOUN[top]} is ${labelWords(top, g.label!)} for the time of year.`
+  return `${whose(VARIABLE_NOUN[top])} is ${labelWords(top, g.label!)} for the time of year.`
+}
+
+export const SITE_NAME = "Climate grade"
+/** The main page's own title (its HTML's), for the welcome page. */
+export const WELCOME_TITLE = "Climate grade — how unusual is today's weather?"
+
+/** The place as the page names it: the name picked in the search, else the cell's label, else its coordinates. */
+export const placeName = (cell: { readonly lat: number; readonly lon: number; readonly label: string | null }, name: string | null): string =>
+  name ?? cell.label ?? formatCoordinates(cell.lat, cell.lon)
+
+/**
+ * The document's title for a place: for today, the same words as the server's head for the place's
+ * address (the card package's `ShareText.forGrade`), so a tab, a history entry and a shared link's
+ * preview agree; for a stored copy of another day, that day; without grades, the place alone.
+ */
+export const placeTitle = (
+  place: string,
+  day: { readonly date: string; readonly isToday: boolean; readonly grades: Readonly<Record<Variable, Grade>> | null } | null,
+  units: Units
+): string => {
+  if (day === null || day.grades === null) return `${place} — ${SITE_NAME}`
+  if (!day.isToday) return `${place}, ${longDate(day.date)} — ${SITE_NAME}`
+  const top = mostUnusual(day.grades)
+  const g = top === null ? null : day.grades[top]
+  const words =
+    top === null || g === null
+      ? "today's weather against its history"
+      : g.label === "near-normal"
+        ? "an ordinary day for the time of year"
+        : `${VARIABLE_NOUN[top]} ${formatValue(g.value, g.unit, units)}, ${labelWords(top, g.label!)}`
+  return `${place} today: ${words} — ${SITE_NAME}`
+}
+
+/** "Today's", "Yesterday's", or "On Sun 22 November 2026 the": a headline's subject for the day shown. */
+export const dayWhen = (date: string, today: string): string => {
+  const diff = dayNumber(date) - dayNumber(today)
+  return diff === 0 ? "Today's" : diff === -1 ? "Yesterday's" : `On ${longDate(date)} the`
 }

@@ -6,12 +6,15 @@
  * a `date=` other than the cell's today adds one `client.view("day", …, {date})`.
  */
 import { batch, computed, signal } from "@preact/signals"
-import { type Address, defaultUnits, formatAddress, parseAddress } from "./address.js"
+import { type Address, addressProblem, defaultUnits, formatAddress, parseAddress } from "./address.js"
 import type { Loaded } from "@climate-grade/client"
 import { dataClient, describeError, type Result } from "./data.js"
-import { formatCoordinates, snap } from "./format.js"
+import { placeName, snap } from "./format.js"
 import type { CalendarPayload, Cell, DayPayload, ForecastPayload, GradePayload, Units } from "./payloads.js"
+import { basePathOf } from "./returnPath.js"
+import { siteBase } from "./api.js"
 import { type RecentPlace, recentPlaces, rememberPlace, storedUnits, storeUnits } from "./storage.js"
+import { localDate, topDay } from "./today.js"
 
 export interface PlaceData {
   readonly key: string
@@ -25,6 +28,8 @@ export interface PlaceData {
 const initial = parseAddress(location.search)
 
 export const address = signal<Address>(initial)
+/** Why the address shows no place (coordinates out of range, not numbers, one of the two missing). */
+export const problem = signal<string | null>(addressProblem(location.search))
 export const units = signal<Units>(initial.units ?? storedUnits() ?? defaultUnits(navigator.languages ?? [navigator.language]))
 export const place = signal<PlaceData | null>(null)
 /** The day view for a `date=` that is not today; null shows the bundle's day (today). */
@@ -35,8 +40,28 @@ export const failure = signal<string | null>(null)
 export const dayFailure = signal<string | null>(null)
 export const recent = signal<ReadonlyArray<RecentPlace>>(recentPlaces())
 
-/** The cell's local today, from the bundle's day (built for today). */
-export const today = computed(() => place.value?.day.data.date ?? null)
+/** This device's clock, read again every minute and when the page is shown again, so "today" moves at midnight. */
+export const now = signal(Date.now())
+const tick = () => {
+  now.value = Date.now()
+}
+
+/** The day the bundle's day view was built for (its today when stored): the day shown without `date=`. */
+export const baseDay = computed(() => place.value?.day.data.date ?? null)
+
+/** The cell's today: its local date by this device's clock, in the cell's time zone. */
+export const today = computed(() => {
+  const p = place.value
+  return p === null ? null : localDate(now.value, p.cell.timezone)
+})
+
+/** The day at the top of the page and its grades: today's when the grade or the stored forecast holds it. */
+export const top = computed(() => {
+  const p = place.value
+  const t = today.value
+  if (p === null || t === null) return null
+  return topDay(p.grade?.data ?? null, p.forecast?.data ?? null, p.day.data.date, t)
+})
 
 /** The day shown in the day view. */
 export const shownDay = computed<Result<DayPayload> | null>(() => otherDay.value ?? place.value?.day ?? null)
@@ -74,8 +99,9 @@ const loadDay = async (lat: number, lon: number, date: string | null, mine: numb
       dayFailure.value = null
     })
   } catch (error) {
+    const words = await describeError(error)
     if (mine !== generation) return
-    dayFailure.value = describeError(error)
+    dayFailure.value = words
   } finally {
     if (mine === generation) dayLoading.value = false
   }
@@ -131,18 +157,16 @@ const sync = async () => {
       batch(() => {
         place.value = data
         loading.value = false
-        recent.value = rememberPlace({
-          label: loaded.cell.label ?? formatCoordinates(loaded.cell.lat, loaded.cell.lon),
-          lat: loaded.cell.lat,
-          lon: loaded.cell.lon
-        })
+        const name = address.value.name
+        recent.value = rememberPlace({ label: placeName(loaded.cell, name), lat: loaded.cell.lat, lon: loaded.cell.lon, name })
       })
     } catch (error) {
+      const words = await describeError(error)
       if (mine !== generation) return
       batch(() => {
         place.value = null
         loading.value = false
-        failure.value = describeError(error)
+        failure.value = words
       })
       return
     }
@@ -160,15 +184,28 @@ export const go = (next: Partial<Address>, options: { readonly replace?: boolean
   void sync()
 }
 
-/** A place picked on the map, in the search, or from a link: a new history entry, today's view. */
-export const pick = (lat: number, lon: number) => go({ lat: Number(lat.toFixed(4)), lon: Number(lon.toFixed(4)), date: null })
+/**
+ * A place picked on the map, in the search (with the name picked), or from a link: a new history
+ * entry, today's view. A place without a name (the map, coordinates) drops the last one's.
+ */
+export const pick = (lat: number, lon: number, name: string | null = null) => {
+  problem.value = null
+  go({ lat: Number(lat.toFixed(4)), lon: Number(lon.toFixed(4)), name, date: null })
+}
 
-/** A day picked in the forecast, the calendar or the date field; the cell's today is no `date=`. */
-export const pickDate = (date: string) => go({ date: date === today.value ? null : date })
+/** A day picked in the forecast, the calendar or the date field; the bundle's day is no `date=`. */
+export const pickDate = (date: string) => go({ date: date === baseDay.value ? null : date })
 
 /** The address of a place in the current units, for links that work in a new tab too. */
-export const hrefFor = (p: { readonly lat: number; readonly lon: number }) =>
-  formatAddress({ lat: p.lat, lon: p.lon, date: null, units: address.value.units })
+export const hrefFor = (p: { readonly lat: number; readonly lon: number; readonly name?: string | null }) =>
+  formatAddress({ lat: p.lat, lon: p.lon, name: p.name ?? null, date: null, units: address.value.units })
+
+/** The main page's path for the place shown (named as its heading names it), for the account page's way back. */
+export const returnPath = (shownName: string | null): string => {
+  const a = address.value
+  const query = formatAddress({ ...a, name: a.lat === null ? null : shownName, date: null })
+  return `${basePathOf(siteBase)}/${query === "./" ? "" : query}`
+}
 
 export const setUnits = (next: Units) => {
   units.value = next
@@ -194,16 +231,19 @@ const reopenLastPlace = () => {
   const q = new URLSearchParams(location.search)
   const last = recent.value[0]
   if (q.has("lat") || q.has("lon") || last === undefined || !servedOffline()) return
-  const merged: Address = { ...address.value, lat: last.lat, lon: last.lon, date: null }
+  const merged: Address = { ...address.value, lat: last.lat, lon: last.lon, name: last.name ?? null, date: null }
   history.replaceState(null, "", formatAddress(merged))
   address.value = merged
 }
 
 export const start = () => {
   reopenLastPlace()
+  setInterval(tick, 60_000)
+  addEventListener("visibilitychange", tick)
   addEventListener("popstate", () => {
     const next = parseAddress(location.search)
     address.value = next
+    problem.value = addressProblem(location.search)
     if (next.units !== null) units.value = next.units
     void sync()
   })

@@ -16,6 +16,12 @@ import { siteWorld } from "./support/SiteWorld.js"
 const NOT_CONFIGURED = "Direct-message delivery is not configured on this server"
 const SHOTS = process.env.ALERTS_SCREENSHOTS
 
+/** The `return=` of an account page link ("alerts?return=…"): the place's path to come back to. */
+const returnOf = (href: string | null) => {
+  expect(href).toMatch(/^alerts\?return=/)
+  return new URLSearchParams(href!.slice("alerts?".length)).get("return")
+}
+
 const noOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
 const waitForGrades = (page: Page) => page.locator(".grade-card").nth(2).waitFor({ timeout: 20_000 })
 
@@ -85,7 +91,9 @@ layer(siteWorld(), { timeout: 120_000 })("the alerts UI", (it) => {
             await page.getByRole("button", { name: "Watching — change kinds" }).waitFor()
           })
           expect(yield* Effect.promise(() => page.getByText("You now watch Testville, TL for heat and wet.").count())).toBe(1)
-          expect(yield* Effect.promise(() => page.getByRole("link", { name: "Your watched places" }).getAttribute("href"))).toBe("alerts")
+          // The account page's address carries the way back to this place, by the name shown.
+          const watched = yield* Effect.promise(() => page.getByRole("link", { name: "Your watched places" }).getAttribute("href"))
+          expect(returnOf(watched)).toBe(`/?lat=${Number(place.lat)}&lon=${Number(place.lon)}&name=Testville%2C+TL`)
           expect(yield* Effect.promise(() => noOverflow(page))).toBeLessThanOrEqual(0)
           expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
           if (SHOTS !== undefined) yield* Effect.promise(() => page.screenshot({ path: `${SHOTS}/main-${width}.png`, fullPage: false }))
@@ -157,7 +165,8 @@ layer(siteWorld(), { timeout: 120_000 })("the alerts UI", (it) => {
         await waitForGrades(page)
         await page.getByRole("link", { name: "Sign in to watch this place" }).waitFor()
       })
-      expect(yield* Effect.promise(() => page.getByRole("link", { name: "Sign in to watch this place" }).getAttribute("href"))).toBe("alerts")
+      const signIn = yield* Effect.promise(() => page.getByRole("link", { name: "Sign in to watch this place" }).getAttribute("href"))
+      expect(returnOf(signIn)).toBe("/?lat=47.1&lon=8.6&name=Testville%2C+TL")
       expect(yield* Effect.promise(() => page.getByRole("button", { name: "Watch this place" }).count())).toBe(0)
       expect(yield* Effect.promise(() => page.getByText(NOT_CONFIGURED).count())).toBe(0)
     })

@@ -94,11 +94,11 @@ describe("numbers", () => {
 
 describe("the address", () => {
   it("round-trips place, date and units; drops what is malformed", () => {
-    expect(parseAddress("?lat=52.52&lon=13.4&date=2025-03-04&units=imperial")).toEqual({ lat: 52.52, lon: 13.4, date: "2025-03-04", units: "imperial" })
-    expect(formatAddress({ lat: 52.52, lon: 13.4, date: "2025-03-04", units: "imperial" })).toBe("?lat=52.52&lon=13.4&date=2025-03-04&units=imperial")
-    expect(parseAddress("?lat=95&lon=13.4&date=2025-3-4&units=kelvin")).toEqual({ lat: null, lon: null, date: null, units: null })
-    expect(parseAddress("?lat=&lon=1")).toEqual({ lat: null, lon: null, date: null, units: null })
-    expect(formatAddress({ lat: null, lon: null, date: null, units: null })).toBe("./")
+    expect(parseAddress("?lat=52.52&lon=13.4&date=2025-03-04&units=imperial")).toEqual({ lat: 52.52, lon: 13.4, name: null, date: "2025-03-04", units: "imperial" })
+    expect(formatAddress({ lat: 52.52, lon: 13.4, name: null, date: "2025-03-04", units: "imperial" })).toBe("?lat=52.52&lon=13.4&date=2025-03-04&units=imperial")
+    expect(parseAddress("?lat=95&lon=13.4&date=2025-3-4&units=kelvin")).toEqual({ lat: null, lon: null, name: null, date: null, units: null })
+    expect(parseAddress("?lat=&lon=1")).toEqual({ lat: null, lon: null, name: null, date: null, units: null })
+    expect(formatAddress({ lat: null, lon: null, name: null, date: null, units: null })).toBe("./")
   })
 
   it("units default to imperial for en-US only", () => {

@@ -3,11 +3,24 @@
  * numbers, units, percentiles, dates and colours. The card package restates the few rules it
  * needs (the page's bundle and the server cannot share a module); this holds the two equal.
  */
-import { Palette, Words } from "@climate-grade/card"
+import { Palette, ShareText, Words } from "@climate-grade/card"
 import * as FastCheck from "effect/FastCheck"
 import { describe, expect, it } from "vitest"
 import { inkOnColor, LEGEND, labelColor } from "../src/colors.js"
-import { formatCoordinates, formatValue, labelWords, longDate, ordinal, sinceYearOf, VARIABLE_NAME, VARIABLE_NOUN, VARIABLES } from "../src/format.js"
+import {
+  formatCoordinates,
+  formatValue,
+  labelWords,
+  longDate,
+  ordinal,
+  placeName,
+  placeTitle,
+  sinceYearOf,
+  VARIABLE_NAME,
+  VARIABLE_NOUN,
+  VARIABLES
+} from "../src/format.js"
+import type { GradePayload } from "../src/payloads.js"
 
 const units = FastCheck.constantFrom("metric" as const, "imperial" as const)
 const unit = FastCheck.constantFrom("°C" as const, "mm" as const)
@@ -47,5 +60,43 @@ describe("the card's words and colours are the page's", () => {
       ),
       { numRuns: 500 }
     )
+  })
+
+  it("the document's title for today is the server's head title for the place's address", () => {
+    const label = FastCheck.constantFrom(...LEGEND, null)
+    const grade = (unit: "°C" | "mm") =>
+      FastCheck.record({
+        value: FastCheck.option(FastCheck.double({ min: -60, max: 400, noNaN: true }), { nil: null }),
+        unit: FastCheck.constant(unit),
+        percentile: FastCheck.option(FastCheck.double({ min: 0, max: 100, noNaN: true }), { nil: null }),
+        label,
+        n: FastCheck.nat(500)
+      })
+    let named = 0
+    FastCheck.assert(
+      FastCheck.property(
+        grade("°C"),
+        grade("°C"),
+        grade("mm"),
+        FastCheck.option(FastCheck.constantFrom("Berlin, DE", "Lisboa, Portugal"), { nil: null }),
+        FastCheck.option(FastCheck.constantFrom("Berlin, DE", "Paris", "<b>Lisbon</b> & co"), { nil: null }),
+        units,
+        (tmax, tmin, precip, cellLabel, name, system) => {
+          const payload = {
+            view: "grade",
+            v: 1,
+            cell: { lat: 52.5, lon: 13.5, label: cellLabel, timezone: "Europe/Berlin" },
+            date: "2026-11-23",
+            issued: "2026-11-23T06:00:00Z",
+            variables: { tmax, tmin, precip }
+          } as unknown as GradePayload
+          if (name !== null) named++
+          const title = placeTitle(placeName(payload.cell, name), { date: payload.date, isToday: true, grades: payload.variables }, system)
+          expect(title).toBe(ShareText.forGrade(payload, name, system).title)
+        }
+      ),
+      { numRuns: 500 }
+    )
+    expect(named).toBeGreaterThan(100)
   })
 })

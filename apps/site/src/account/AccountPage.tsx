@@ -2,11 +2,14 @@
  * The account page (CONTRACT.md §8), where sign-in redirects land: the outcome in words, sign-in for a
  * visitor, and for a signed-in user the linked identities, the direct-message switch and sign-out.
  * Each section is its own component; the alerts' watched places and last alerts are in Watches.tsx.
+ * Reached from a place ("Sign in to watch this place"), it offers the way back there (ReturnLink.ts).
  */
 import { useEffect, useState } from "preact/hooks"
 import { api, getJson } from "../api.js"
+import { plainDetail, waitWords } from "../refusal.js"
 import { rememberSignedIn } from "../storage.js"
 import { outcomeMessage, outcomeOf } from "./outcome.js"
+import { returnOf } from "./ReturnLink.js"
 import { Watches } from "./Watches.js"
 
 export interface Provider {
@@ -62,9 +65,13 @@ export const SignIn = ({ providers, onSignedIn }: { providers: ReadonlyArray<Pro
         setPassword("")
         onSignedIn()
       } else if (answer.detail === "LOGIN_BAD_CREDENTIALS") {
+        // The API's answer stays the contract's code; the page says what it means.
         setError("That e-mail and password do not match an account that can sign in with a password.")
+      } else if (answer.status === 429) {
+        const wait = answer.retryAfter === null ? "a while" : waitWords(answer.retryAfter)
+        setError(`${plainDetail(answer.detail) ?? "Too many attempts to sign in."} Try again in ${wait}.`)
       } else {
-        setError(answer.detail ?? `Signing in failed (${answer.status}).`)
+        setError(plainDetail(answer.detail) ?? "Signing in failed. Try again later.")
       }
     } catch {
       setError("The service could not be reached. Check the connection and try again.")
@@ -130,13 +137,13 @@ export const Identities = ({ me, providers, onChange }: { me: Me; providers: Rea
         onChange()
       } else if (answer.status === 409) {
         setMessage(
-          `${label} cannot be unlinked: it is the only way into this account, which has no password. Link another provider first. (${answer.detail ?? "conflict"})`
+          `${label} cannot be unlinked: it is the only way into this account, which has no password. Link another provider first.`
         )
       } else if (answer.status === 401) {
         setMessage("You are no longer signed in.")
         onChange()
       } else {
-        setMessage(answer.detail ?? `Unlinking failed (${answer.status}).`)
+        setMessage(plainDetail(answer.detail) ?? `Unlinking ${label} failed. Try again later.`)
       }
     } catch {
       setMessage("The service could not be reached. Check the connection and try again.")
@@ -190,7 +197,7 @@ export const DirectMessages = ({ me, chatLabel, onChange }: { me: Me; chatLabel:
       const answer = await post("chat/dm", { enabled })
       const body = answer.body as { chat_dm?: unknown } | null
       if (answer.status === 200 && typeof body?.chat_dm === "boolean") onChange({ ...me, chat_dm: body.chat_dm })
-      else setError(answer.detail ?? `The switch could not be changed (${answer.status}).`)
+      else setError(plainDetail(answer.detail) ?? "The switch could not be changed. Try again later.")
     } catch {
       setError("The service could not be reached. Check the connection and try again.")
     } finally {
@@ -217,6 +224,8 @@ export const DirectMessages = ({ me, chatLabel, onChange }: { me: Me; chatLabel:
 }
 
 export const AccountPage = () => {
+  // Read once: the address's return= (or, back from a provider, the one kept in this tab).
+  const [back] = useState(returnOf)
   const [providers, setProviders] = useState<ReadonlyArray<Provider> | null>(null)
   const [session, setSession] = useState<Session>({ tag: "checking" })
   const [notice, setNotice] = useState<string | null>(null)
@@ -256,11 +265,19 @@ export const AccountPage = () => {
           <span class="logo" aria-hidden="true" />
           <span class="brand-name">Climate grade</span>
         </a>
-        <a href="./">Back to the grades</a>
+        <a href={back?.path ?? "./"}>Back to the grades</a>
       </header>
       <main class="account">
         <h1>Account and alerts</h1>
         <Outcome providers={providers} />
+        {back !== null && (
+          <p class="return-to">
+            <a class="button primary" href={back.path}>
+              Back to {back.place}
+            </a>{" "}
+            <span class="muted">{session.tag === "user" ? "to watch it" : "once you are signed in, to watch it"}</span>
+          </p>
+        )}
         {notice !== null && (
           <p class="status-message info" role="status">
             {notice}

@@ -4,7 +4,9 @@
  * delivered at all (delivery configured on the server, chat linked).
  */
 import { useEffect, useState } from "preact/hooks"
+import { formatAddress } from "../address.js"
 import { longDate } from "../format.js"
+import { watchNames } from "../storage.js"
 import {
   type AlertsConfig,
   KIND_WORD,
@@ -18,17 +20,25 @@ import {
   stopWatching,
   type Watch
 } from "../watches.js"
+import { plainDetail } from "../refusal.js"
 
 type Loaded<A> = { readonly tag: "loading" } | { readonly tag: "failed"; readonly message: string } | { readonly tag: "ok"; readonly value: A }
 
 const failedText = (status: number, detail: string | null, what: string) =>
-  status === 401 ? "You are no longer signed in. Reload the page to sign in again." : (detail ?? `${what} could not be loaded (${status}).`)
+  status === 401 ? "You are no longer signed in. Reload the page to sign in again." : (plainDetail(detail) ?? `${what} could not be loaded. Reload the page to try again.`)
+
+/** A watched place's address on the main page, by the name it was picked by here, else its label. */
+const placeLink = (watch: Watch, names: Readonly<Record<string, string>>) => {
+  const name = names[watch.cell] ?? null
+  return { href: `./${formatAddress({ lat: watch.lat, lon: watch.lon, name, date: null, units: null })}`, text: name ?? watch.label }
+}
 
 export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLabel: string }) => {
   const [watches, setWatches] = useState<Loaded<ReadonlyArray<Watch>>>({ tag: "loading" })
   const [sent, setSent] = useState<Loaded<ReadonlyArray<SentAlert>>>({ tag: "loading" })
   const [config, setConfig] = useState<AlertsConfig | null>(null)
   const [message, setMessage] = useState<string | null>(null)
+  const [names] = useState(watchNames)
 
   const refresh = async () => {
     try {
@@ -61,7 +71,7 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
         setMessage(`${watch.label} is no longer watched.`)
         await refresh()
       } else {
-        setMessage(answer.detail ?? `${watch.label} could not be removed (${answer.status}).`)
+        setMessage(plainDetail(answer.detail) ?? `${watch.label} could not be removed. Try again later.`)
       }
     } catch {
       setMessage("The service could not be reached. Check the connection and try again.")
@@ -90,16 +100,22 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
             <p class="muted">You watch no place yet.</p>
           ) : (
             <ul class="identities watches">
-              {watches.value.map((w) => (
-                <li key={w.id}>
-                  <span>
-                    <strong>{w.label}</strong> <span class="muted">{kindsInWords(w.kinds)}</span>
-                  </span>
-                  <button type="button" class="button" onClick={() => stop(w)}>
-                    Stop watching {w.label}
-                  </button>
-                </li>
-              ))}
+              {watches.value.map((w) => {
+                const link = placeLink(w, names)
+                return (
+                  <li key={w.id}>
+                    <span>
+                      <a class="watch-link" href={link.href}>
+                        <strong>{link.text}</strong>
+                      </a>{" "}
+                      <span class="muted">{kindsInWords(w.kinds)}</span>
+                    </span>
+                    <button type="button" class="button" onClick={() => stop(w)}>
+                      Stop watching {w.label}
+                    </button>
+                  </li>
+                )
+              })}
             </ul>
           ))}
         <p role="status" class="muted">

@@ -8,7 +8,7 @@ import { useEffect, useState } from "preact/hooks"
 import { lazy } from "../lazy.js"
 import { longDate, sinceYearOf, VARIABLE_NAME, VARIABLES } from "../format.js"
 import type { Variable } from "../payloads.js"
-import { address, dayFailure, dayLoading, go, pickDate, place, shownDay, today, units } from "../state.js"
+import { address, baseDay, dayFailure, dayLoading, go, pickDate, place, shownDay, today, units } from "../state.js"
 import { DayView } from "./DayView.js"
 import { ForecastStrip } from "./ForecastStrip.js"
 import { Legend } from "./Legend.js"
@@ -44,9 +44,10 @@ const DatePicker = ({ selected, min, max }: { selected: string | null; min: stri
       <button type="submit" class="button">
         Open day
       </button>
-      {selected !== null && selected !== today.value && (
+      {selected !== null && baseDay.value !== null && selected !== baseDay.value && (
         <button type="button" class="button" onClick={() => go({ date: null })}>
-          Back to today
+          {/* Without date= the page shows the stored day view: today's unless the copy is older. */}
+          {baseDay.value === today.value ? "Back to today" : `Back to ${longDate(baseDay.value)}`}
         </button>
       )}
     </form>

@@ -4,12 +4,17 @@
  */
 import { inkOn, labelColor } from "../colors.js"
 import { formatValue, headline, labelWords, ordinal, VARIABLE_NAME, VARIABLES } from "../format.js"
-import type { DayPayload, Grade, GradePayload, Units, Variable } from "../payloads.js"
+import type { DayPayload, Grade, Units, Variable } from "../payloads.js"
 import { PercentileBar } from "./PercentileBar.js"
 
 export interface HeadlinesProps {
-  readonly grade: GradePayload | null
-  /** Today's day view: its climatology names the record a record day beat. */
+  /** The day's three grades (today's from the grade view or the stored forecast); null when none are held. */
+  readonly grades: Readonly<Record<Variable, Grade>> | null
+  /** The date they describe. */
+  readonly date: string
+  /** The sentences' subject: "Today's", or the day's date for a stored copy of another day. */
+  readonly when: string
+  /** The stored day view: when it is of the same date, its climatology names the record a record day beat. */
   readonly day: DayPayload | null
   readonly units: Units
   readonly sinceYear: number | null
@@ -20,13 +25,15 @@ const Card = ({
   grade,
   units,
   sinceYear,
-  previous
+  previous,
+  when
 }: {
   variable: Variable
   grade: Grade
   units: Units
   sinceYear: number | null
   previous: { value: number | null; date: string | null } | undefined
+  when: string
 }) => {
   const record = grade.label === "record-high" || grade.label === "record-low"
   return (
@@ -48,13 +55,13 @@ const Card = ({
         <p class="grade-percentile muted">no percentile (n = {grade.n})</p>
       )}
       <PercentileBar variable={variable} percentile={grade.percentile} />
-      <p class="grade-sentence">{headline({ variable, grade, units, sinceYear, previous })}</p>
+      <p class="grade-sentence">{headline({ variable, grade, units, sinceYear, previous, when })}</p>
     </article>
   )
 }
 
-export const Headlines = ({ grade, day, units, sinceYear }: HeadlinesProps) => {
-  if (grade === null) {
+export const Headlines = ({ grades, date, when, day, units, sinceYear }: HeadlinesProps) => {
+  if (grades === null) {
     return (
       <p class="notice">
         Today's forecast is not available right now, so today cannot be graded. The calendar and the day view below
@@ -65,11 +72,11 @@ export const Headlines = ({ grade, day, units, sinceYear }: HeadlinesProps) => {
   return (
     <div class="grade-cards">
       {VARIABLES.map((variable) => {
-        const g = grade.variables[variable]
-        const climatology = day?.date === grade.date ? day.variables[variable].climatology : undefined
+        const g = grades[variable]
+        const climatology = day?.date === date ? day.variables[variable].climatology : undefined
         const previous =
           climatology === undefined ? undefined : g.label === "record-high" ? climatology.max : g.label === "record-low" ? climatology.min : undefined
-        return <Card key={variable} variable={variable} grade={g} units={units} sinceYear={sinceYear} previous={previous} />
+        return <Card key={variable} variable={variable} grade={g} units={units} sinceYear={sinceYear} previous={previous} when={when} />
       })}
     </div>
   )

@@ -1,11 +1,27 @@
 /**
- * Finding a place: a search box (on submit only: Nominatim forbids autocomplete), the browser's
- * location, typed coordinates, and the places visited before.
+ * Finding a place: a search box (on submit only: Nominatim forbids autocomplete; coordinates typed
+ * there open at once), the browser's location, typed coordinates (a decimal comma or a pasted pair
+ * too), and the places visited before. A place picked from the search keeps the name picked.
  */
-import { useState } from "preact/hooks"
+import { useEffect, useState } from "preact/hooks"
+import { fitName } from "../address.js"
 import { getJson } from "../api.js"
 import { formatCoordinates } from "../format.js"
+import type { Failure } from "../refusal.js"
 import type { RecentPlace } from "../storage.js"
+
+// Reading coordinates and wording a failure are needed only once something is submitted: chunks of
+// their own, so the first view does not carry them.
+const coordinates = () => import("../coordinates.js")
+const failureWords = (failure: Failure) =>
+  import("../refusal.js").then(
+    (m) => m.searchFailureWords(failure),
+    // The words' chunk did not come either: the network is gone.
+    () => "The place search could not be reached. Check the connection, or pick the place on the map."
+  )
+
+/** What a pick hands the page: the coordinates and, from the search or a named link, the name picked. */
+export type OnPick = (lat: number, lon: number, name?: string | null) => void
 
 export interface FoundPlace {
   readonly label: string
@@ -22,7 +38,7 @@ type SearchState =
 export interface PlaceLinkProps {
   readonly place: RecentPlace
   readonly href: string
-  readonly onPick: (lat: number, lon: number) => void
+  readonly onPick: OnPick
 }
 
 /** A real link (open in a new tab, copy, share) that navigates in place on a plain click. */
@@ -33,7 +49,7 @@ export const PlaceLink = ({ place, href, onPick }: PlaceLinkProps) => (
     onClick={(event) => {
       if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
       event.preventDefault()
-      onPick(place.lat, place.lon)
+      onPick(place.lat, place.lon, place.name ?? null)
     }}
   >
     {place.label}
@@ -43,14 +59,43 @@ export const PlaceLink = ({ place, href, onPick }: PlaceLinkProps) => (
 const isPlaces = (x: unknown): x is { places: ReadonlyArray<FoundPlace> } =>
   typeof x === "object" && x !== null && Array.isArray((x as { places?: unknown }).places)
 
-export const SearchBox = ({ onPick, hrefFor }: { onPick: (lat: number, lon: number) => void; hrefFor: (p: RecentPlace) => string }) => {
+/** A search result as a place to link: its label is the name the address keeps. */
+const named = (p: FoundPlace): RecentPlace => ({ label: p.label, lat: p.lat, lon: p.lon, name: fitName(p.label) })
+
+export const SearchBox = ({
+  onPick,
+  hrefFor,
+  placeKey
+}: {
+  onPick: OnPick
+  hrefFor: (p: RecentPlace) => string
+  /** The place shown: when it changes (any pick, Back), a failure said here is old news and goes. */
+  placeKey: string
+}) => {
   const [q, setQ] = useState("")
   const [state, setState] = useState<SearchState>({ tag: "idle" })
+  useEffect(() => {
+    setState((s) => (s.tag === "failed" ? { tag: "idle" } : s))
+  }, [placeKey])
   const submit = async (event: Event) => {
     event.preventDefault()
     const text = q.trim()
     if (text === "") {
       setState({ tag: "failed", message: "Type a place name first, e.g. Lisbon." })
+      return
+    }
+    // Coordinates need no geocoder: "48.85 2.35", "48,85 2,35", "48.85°N 2.35°E".
+    const pair = await coordinates().then(
+      (m) => m.parsePair(text),
+      () => ({ tag: "none" }) as const
+    )
+    if (pair.tag === "invalid") {
+      setState({ tag: "failed", message: pair.message })
+      return
+    }
+    if (pair.tag === "pair") {
+      setState({ tag: "idle" })
+      onPick(pair.lat, pair.lon)
       return
     }
     setState({ tag: "searching", q: text })
@@ -59,10 +104,11 @@ export const SearchBox = ({ onPick, hrefFor }: { onPick: (lat: number, lon: numb
       if (answer.body !== null && isPlaces(answer.body)) {
         setState({ tag: "found", q: text, places: answer.body.places })
       } else {
-        setState({ tag: "failed", message: answer.detail ?? `The place search answered ${answer.status}.` })
+        setState({ tag: "failed", message: await failureWords({ status: answer.status, detail: answer.detail, retryAfter: answer.retryAfter }) })
       }
     } catch {
-      setState({ tag: "failed", message: "The place search could not be reached. Check the connection, or use the map." })
+      // fetch rejects only when no answer came at all.
+      setState({ tag: "failed", message: await failureWords({ status: null, detail: null, retryAfter: null }) })
     }
   }
   return (
@@ -78,7 +124,7 @@ export const SearchBox = ({ onPick, hrefFor }: { onPick: (lat: number, lon: numb
             type="search"
             autocomplete="off"
             maxLength={200}
-            placeholder="a town, city or region"
+            placeholder="a place, or coordinates"
             value={q}
             onInput={(e) => setQ((e.currentTarget as HTMLInputElement).value)}
           />
@@ -102,11 +148,11 @@ export const SearchBox = ({ onPick, hrefFor }: { onPick: (lat: number, lon: numb
               {state.places.map((p) => (
                 <li key={`${p.lat},${p.lon},${p.label}`}>
                   <PlaceLink
-                    place={p}
-                    href={hrefFor(p)}
-                    onPick={(lat, lon) => {
+                    place={named(p)}
+                    href={hrefFor(named(p))}
+                    onPick={(lat, lon, name) => {
                       setState({ tag: "idle" })
-                      onPick(lat, lon)
+                      onPick(lat, lon, name)
                     }}
                   />
                   <span class="muted small"> {formatCoordinates(p.lat, p.lon)}</span>
@@ -120,7 +166,7 @@ export const SearchBox = ({ onPick, hrefFor }: { onPick: (lat: number, lon: numb
   )
 }
 
-export const LocateButton = ({ onPick }: { onPick: (lat: number, lon: number) => void }) => {
+export const LocateButton = ({ onPick }: { onPick: OnPick }) => {
   const [message, setMessage] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const locate = () => {
@@ -161,24 +207,38 @@ export const LocateButton = ({ onPick }: { onPick: (lat: number, lon: number) =>
   )
 }
 
-export const CoordinatesForm = ({ onPick }: { onPick: (lat: number, lon: number) => void }) => {
+export const CoordinatesForm = ({ onPick }: { onPick: OnPick }) => {
   const [lat, setLat] = useState("")
   const [lon, setLon] = useState("")
   const [error, setError] = useState<string | null>(null)
-  const submit = (event: Event) => {
+  /** A pair pasted into either field fills both (typed into one field, it counts when submitted). */
+  const paste = (event: ClipboardEvent) => {
+    const text = event.clipboardData?.getData("text") ?? ""
+    void coordinates().then(
+      ({ parsePair }) => {
+        const pair = parsePair(text)
+        if (pair.tag !== "pair") return
+        // The paste has put the pair into this field by now; it goes into both instead.
+        setLat(String(pair.lat))
+        setLon(String(pair.lon))
+        setError(null)
+      },
+      // Without its chunk the pair stays in the field as pasted, and submitting says what went wrong.
+      () => undefined
+    )
+  }
+  const submit = async (event: Event) => {
     event.preventDefault()
-    const a = Number(lat.trim())
-    const b = Number(lon.trim())
-    if (lat.trim() === "" || !Number.isFinite(a) || a < -90 || a > 90) {
-      setError("Latitude must be a number from −90 (south) to 90 (north).")
-      return
-    }
-    if (lon.trim() === "" || !Number.isFinite(b) || b < -180 || b > 180) {
-      setError("Longitude must be a number from −180 (west) to 180 (east).")
+    const read = await coordinates().then(
+      (m) => m.readForm(lat, lon),
+      () => ({ tag: "invalid", message: "This page could not load what reads coordinates. Check the connection and try again." }) as const
+    )
+    if (read.tag !== "pair") {
+      setError(read.tag === "invalid" ? read.message : null)
       return
     }
     setError(null)
-    onPick(a, b)
+    onPick(read.lat, read.lon)
   }
   return (
     <details class="coords">
@@ -186,11 +246,23 @@ export const CoordinatesForm = ({ onPick }: { onPick: (lat: number, lon: number)
       <form class="coords-form" onSubmit={submit} noValidate>
         <label>
           Latitude
-          <input inputMode="decimal" value={lat} onInput={(e) => setLat((e.currentTarget as HTMLInputElement).value)} placeholder="52.52" />
+          <input
+            inputMode="decimal"
+            value={lat}
+            onInput={(e) => setLat((e.currentTarget as HTMLInputElement).value)}
+            onPaste={paste}
+            placeholder="52.52"
+          />
         </label>
         <label>
           Longitude
-          <input inputMode="decimal" value={lon} onInput={(e) => setLon((e.currentTarget as HTMLInputElement).value)} placeholder="13.40" />
+          <input
+            inputMode="decimal"
+            value={lon}
+            onInput={(e) => setLon((e.currentTarget as HTMLInputElement).value)}
+            onPaste={paste}
+            placeholder="13.40"
+          />
         </label>
         <button type="submit" class="button">
           Show
@@ -210,7 +282,7 @@ export const RecentPlaces = ({
 }: {
   places: ReadonlyArray<RecentPlace>
   hrefFor: (p: RecentPlace) => string
-  onPick: (lat: number, lon: number) => void
+  onPick: OnPick
 }) =>
   places.length === 0 ? null : (
     <nav class="recent" aria-label="Recent places">

@@ -1,6 +1,9 @@
-/** What "Watch this place" is for a visitor: a way to sign in. Drawn at once, without the account code. */
-export const SignInToWatch = () => (
+/**
+ * What "Watch this place" is for a visitor: a way to sign in that comes back to this place (the
+ * account page's `return=`). Drawn at once, without the account code.
+ */
+export const SignInToWatch = ({ href }: { href: string }) => (
   <p class="watch-place">
-    <a href="alerts">Sign in to watch this place</a>
+    <a href={href}>Sign in to watch this place</a>
   </p>
 )

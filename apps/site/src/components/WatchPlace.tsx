@@ -8,7 +8,8 @@
 import { signal } from "@preact/signals"
 import { useEffect, useState } from "preact/hooks"
 import { getJson } from "../api.js"
-import { maybeSignedIn, rememberSignedIn } from "../storage.js"
+import { plainDetail } from "../refusal.js"
+import { maybeSignedIn, rememberName, rememberSignedIn } from "../storage.js"
 import { SignInToWatch } from "./SignInToWatch.js"
 import {
   type AlertsConfig,
@@ -56,7 +57,18 @@ const askSession = () => {
   )
 }
 
-export const WatchPlace = ({ lat, lon, cellLat, cellLon }: { lat: number; lon: number; cellLat: number; cellLon: number }) => {
+export interface WatchPlaceProps {
+  readonly lat: number
+  readonly lon: number
+  readonly cellLat: number
+  readonly cellLon: number
+  /** The name picked in the search, remembered with the watch so the account page links it by that name. */
+  readonly name: string | null
+  /** The account page's address, with the way back to this place. */
+  readonly accountHref: string
+}
+
+export const WatchPlace = ({ lat, lon, cellLat, cellLon, name, accountHref }: WatchPlaceProps) => {
   // undefined while this user's watches are being read: the button then neither offers to watch a
   // place already watched nor says it is watched before it knows.
   const [watch, setWatch] = useState<Watch | null | undefined>(undefined)
@@ -95,7 +107,7 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon }: { lat: number; lon: n
     }
   }, [signedIn, cellLat, cellLon])
 
-  if (session.value === "visitor") return <SignInToWatch />
+  if (session.value === "visitor") return <SignInToWatch href={accountHref} />
   if (!signedIn) return null
   if (watch === undefined) return <p class="watch-place muted">Checking your watched places…</p>
 
@@ -111,6 +123,7 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon }: { lat: number; lon: n
     try {
       const answer = await watchPlace(lat, lon, kinds)
       if ((answer.status === 201 || answer.status === 200) && answer.body !== null) {
+        if (name !== null) rememberName(answer.body.cell, name)
         setWatch(answer.body)
         setKinds(answer.body.kinds)
         setEditing(false)
@@ -121,13 +134,13 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon }: { lat: number; lon: n
         )
       } else if (answer.status === 409) {
         setError(
-          `You already watch the most places allowed${config.value === null ? "" : ` (${config.value.watch_limit})`}. Stop watching one on the account page first. (${answer.detail ?? "conflict"})`
+          `You already watch the most places allowed${config.value === null ? "" : ` (${config.value.watch_limit})`}. Stop watching one on the account page first.${plainDetail(answer.detail) === null ? "" : ` (${plainDetail(answer.detail)})`}`
         )
       } else if (answer.status === 401) {
         rememberSignedIn(false)
         session.value = "visitor"
       } else {
-        setError(answer.detail ?? `This place could not be watched (${answer.status}).`)
+        setError(plainDetail(answer.detail) ?? "This place could not be watched. Try again later.")
       }
     } catch {
       setError("The service could not be reached. Check the connection and try again.")
@@ -141,7 +154,7 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon }: { lat: number; lon: n
     <div class="watch-place">
       {watch !== null && (
         <p class="watching">
-          Watching {watch.label} for {kindsInWords(watch.kinds)}. <a href="alerts">Your watched places</a>
+          Watching {watch.label} for {kindsInWords(watch.kinds)}. <a href={accountHref}>Your watched places</a>
         </p>
       )}
       {showForm ? (
