@@ -87,8 +87,12 @@ worker.addEventListener("fetch", (event) => {
       (response) => {
         if (response.ok && response.type === "basic") {
           const copy = response.clone()
+          // Only into a cache that still exists: a worker that a newer build has replaced must not
+          // bring back the cache the newer one deleted (caches.open would create it anew).
           event.waitUntil(
-            caches.open(CACHE).then(async (cache) => {
+            caches.has(CACHE).then(async (exists) => {
+              if (!exists) return
+              const cache = await caches.open(CACHE)
               if (!kept.immutable || (await cache.match(kept.key)) === undefined) await cache.put(kept.key, copy)
             })
           )
