@@ -187,6 +187,8 @@ const originWarning = (config: AppConfig) =>
 export interface HttpLayerOptions {
   /** The built site's directory; default `SITE_DIRECTORY`. */
   readonly siteDirectory?: string
+  /** Where access lines go; default the process's batched standard output (`LogLines`). */
+  readonly accessLines?: (line: string) => void
 }
 
 export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.SqlClient>, options: HttpLayerOptions = {}) =>
@@ -206,7 +208,12 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
         site,
         port: config.port,
         host: config.host,
-        metricsToken: config.metrics.token
+        metricsToken: config.metrics.token,
+        accessLog: {
+          format: config.accessLog ? config.logFormat : "off",
+          instance: config.instanceId,
+          write: options.accessLines ?? LogLines.stdoutLine()
+        }
       })
     )
   ).pipe(

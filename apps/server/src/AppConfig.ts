@@ -4,6 +4,7 @@
  */
 import { CivilDate, ColdCells, LoginThrottle, MAX_ALERT_DAYS_AHEAD, Providers, UpstreamBudget } from "@climate-grade/core"
 import { Database } from "@climate-grade/postgres"
+import { hostname } from "node:os"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Either from "effect/Either"
@@ -59,6 +60,10 @@ export interface AppConfig {
     readonly host: string
     readonly token: Option.Option<Redacted.Redacted<string>>
   }
+  /** ACCESS_LOG: one line per request, or none (for a deployment that logs at its proxy). */
+  readonly accessLog: boolean
+  /** INSTANCE_ID, else `hostname:pid`: which process an access line came from. */
+  readonly instanceId: string
   readonly alerts: AlertsConfig
 }
 
@@ -313,6 +318,14 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
           )
     )
   }).pipe(Config.map(({ host, port, token }) => ({ host, port, token }))),
+  accessLog: Config.literal("on", "off")("ACCESS_LOG").pipe(
+    Config.withDefault("on" as const),
+    Config.map((flag) => flag === "on")
+  ),
+  instanceId: Config.string("INSTANCE_ID").pipe(
+    check("Expected letters, digits and . _ : - only, at most 64", (s) => /^[A-Za-z0-9._:-]{1,64}$/.test(s)),
+    Config.withDefault(`${hostname()}:${process.pid}`)
+  ),
   alerts
 }).pipe(
   Config.map(({ auth, ...rest }) => ({ ...rest, authSecret: auth.secret, production: auth.production }))

@@ -55,6 +55,9 @@ const processSinks = () => {
   return sinks
 }
 
+/** A line to standard output, batched with the process's other lines (the access log's sink). */
+export const stdoutLine = (): ((line: string) => void) => processSinks().out.write
+
 const isPlain = (u: unknown) => u === null || typeof u === "string" || typeof u === "boolean" || (typeof u === "number" && Number.isFinite(u))
 
 /**

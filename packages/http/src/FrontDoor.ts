@@ -7,7 +7,7 @@
  * reaches a server without its app, or the index answers for an app that is not there.
  * Node's own parser errors, CONNECT and the request timeouts are answered here too, as JSON.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http"
+import { createServer, type IncomingMessage, type Server, ServerResponse, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import type { HttpApp, HttpServer, HttpServerRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -16,6 +16,8 @@ import type * as Scope from "effect/Scope"
 import * as AccessLog from "./AccessLog.js"
 import * as HttpMetrics from "./HttpMetrics.js"
 import * as RequestBody from "./RequestBody.js"
+import * as RequestId from "./RequestId.js"
+import { clientAddressFrom } from "./RequestInfo.js"
 import * as ResponseIndex from "./ResponseIndex.js"
 import * as SecurityHeaders from "./SecurityHeaders.js"
 
@@ -124,6 +126,21 @@ const onClientError = (error: Error & { readonly code?: string }, socket: Duplex
 const onConnect = (_req: IncomingMessage, socket: Duplex) =>
   rawAnswer(socket, 405, "CONNECT is not supported: this server is not a proxy.")
 
+/** What the access line and the metrics need of a URL, worked out once per URL the index holds. */
+interface Edge {
+  readonly series: HttpMetrics.Series
+  readonly path: string
+}
+
+/**
+ * Node's response with what the front door keeps per request as fields (one shape for every
+ * response, no closure per request): the close listener is one shared function.
+ */
+export class Response<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+  started = 0
+  requestId = ""
+}
+
 /** The node request handler: headers, the index, refusals from the headers, then the app. */
 export const handler = (
   options: Omit<FrontDoorOptions, "port" | "host" | "timeouts">,
@@ -131,21 +148,47 @@ export const handler = (
   log: AccessLog.Writer
 ) => {
   const routeOf = AccessLog.routeLabeller(options.basePath)
+  const hops = options.trustedProxyHops ?? 0
+  const nextId = RequestId.generator()
+  const index = options.responses as ResponseIndex.Index<Edge>
+  const edgeOf = (url: string): Edge => ({ series: HttpMetrics.series(routeOf(url)), path: AccessLog.loggablePath(url) })
+  const clientOf = (req: IncomingMessage) => clientAddressFrom(req.socket.remoteAddress, req.headers["x-forwarded-for"], hops)
+  const fixed = SecurityHeaders.RAW_PAIRS
+
+  // Shared by every response: `this` is the response that closed.
+  function onClose(this: Response) {
+    const req = this.req
+    const url = req.url ?? "/"
+    const ms = performance.now() - this.started
+    // A response that never finished was cut short by the client; 499 as nginx logs it.
+    const status = this.writableFinished ? this.statusCode : 499
+    const method = req.method ?? "?"
+    HttpMetrics.record(HttpMetrics.series(routeOf(url)), method, status, ms / 1000)
+    log(method, AccessLog.loggablePath(url), status, ms, clientOf(req), this.requestId)
+  }
+
   return (req: IncomingMessage, res: ServerResponse): void => {
+    const response = res as Response
     const started = performance.now()
-    res.once("close", () => {
-      const seconds = (performance.now() - started) / 1000
-      // A response that never finished was cut short by the client; 499 as nginx logs it.
-      const status = res.writableFinished ? res.statusCode : 499
-      const method = req.method ?? "?"
-      HttpMetrics.recordRequest(routeOf(req.url ?? "/"), method, status, seconds)
-      log(method, AccessLog.loggablePath(req.url ?? "/"), status, seconds * 1000)
-    })
-    SecurityHeaders.apply(options, req, res)
-    if (ResponseIndex.answer(options.responses, req, res)) {
+    const id = RequestId.fromProxy(req.headers[RequestId.HEADER], hops) ?? nextId()
+    const https = SecurityHeaders.isHttps(options, req)
+    const extra = https ? ["strict-transport-security", SecurityHeaders.HSTS, RequestId.HEADER, id] : [RequestId.HEADER, id]
+    const held = ResponseIndex.answer(index, req, res, fixed, extra)
+    if (held !== undefined) {
+      // Answered whole, at once: the line and the count now, from what was worked out for this URL.
+      const ms = performance.now() - started
+      if (held.edge === undefined) held.edge = edgeOf(req.url!)
+      const edge = held.edge
+      HttpMetrics.record(edge.series, "GET", res.statusCode, ms / 1000)
       HttpMetrics.countCacheAnswer("index")
+      log("GET", edge.path, res.statusCode, ms, clientOf(req), id)
       return
     }
+    response.started = started
+    response.requestId = id
+    res.on("close", onClose)
+    SecurityHeaders.apply(options, req, res, https)
+    res.setHeader(RequestId.HEADER, id)
     const refusal = RequestBody.precheck(req)
     if (refusal !== undefined) {
       RequestBody.discardRest(req)
@@ -164,7 +207,12 @@ export const makeServer = (
 ): Server => {
   const timeouts = options.timeouts ?? TIMEOUTS
   const server = createServer(
-    { connectionsCheckingInterval: timeouts.checkMs, requestTimeout: timeouts.requestMs, headersTimeout: timeouts.headersMs },
+    {
+      connectionsCheckingInterval: timeouts.checkMs,
+      requestTimeout: timeouts.requestMs,
+      headersTimeout: timeouts.headersMs,
+      ServerResponse: Response
+    },
     handler(options, app, log)
   )
   server.keepAliveTimeout = timeouts.keepAliveMs
@@ -179,12 +227,11 @@ export const makeServer = (
  */
 export const make = <E, R>(
   app: HttpApp.Default<E, R>,
-  options: FrontDoorOptions
+  options: FrontDoorOptions & { readonly accessLog?: AccessLog.Options }
 ): Effect.Effect<HttpServer.HttpServer, never, Scope.Scope | Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope>> =>
   Effect.gen(function* () {
     // The handler exists before the server does.
-    const runtime = yield* Effect.runtime<never>()
-    const log = AccessLog.writer(runtime)
+    const log = options.accessLog === undefined ? () => {} : AccessLog.writer(options.accessLog)
     const appHandler = yield* NodeHttpServer.makeHandler(app)
     const server = makeServer(options, appHandler, log)
     const http = yield* Effect.orDie(NodeHttpServer.make(() => server, { port: options.port, host: options.host }))

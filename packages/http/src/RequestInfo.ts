@@ -67,10 +67,23 @@ export const host = (request: HttpServerRequest.HttpServerRequest): string => {
  * left were written by the client itself and prove nothing). With no trusted hop the header is
  * ignored: any client can write it.
  */
-export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustedProxyHops: number): string => {
-  const socket = request.remoteAddress._tag === "Some" ? request.remoteAddress.value : "unknown"
+export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustedProxyHops: number): string =>
+  clientAddressFrom(
+    request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
+    request.headers["x-forwarded-for"],
+    trustedProxyHops
+  )
+
+/** The same rule over the socket's peer and the raw header (the front door's access line has no Effect request). */
+export const clientAddressFrom = (
+  socketAddress: string | undefined,
+  forwardedFor: string | ReadonlyArray<string> | undefined,
+  trustedProxyHops: number
+): string => {
+  const socket = socketAddress ?? "unknown"
   if (trustedProxyHops <= 0) return socket
-  const forwarded = (request.headers["x-forwarded-for"] ?? "")
+  const header = typeof forwardedFor === "string" ? forwardedFor : (forwardedFor ?? []).join(",")
+  const forwarded = header
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "")

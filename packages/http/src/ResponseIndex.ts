@@ -18,10 +18,20 @@ export interface Held {
   readonly body?: Encoded
 }
 
-export interface Index {
+/**
+ * What the front door works out once per held answer rather than on every request: the answer's
+ * fixed headers, and whatever it needs per URL (its metric series, its loggable path).
+ */
+interface Entry<E> extends Held {
+  /** The 304's headers, flat (name, value, …), with the front door's own fixed headers. */
+  head?: Array<string>
+  edge?: E
+}
+
+export interface Index<E = unknown> {
   /** Keyed by the request line's URL exactly as received. */
   readonly remember: (url: string, held: Held) => void
-  readonly lookup: (url: string, now: number) => Held | undefined
+  readonly lookup: (url: string, now: number) => Entry<E> | undefined
   /**
    * The body last served for `url` under `etag`, even once its validity has ended: the same ETag
    * means the same bytes (the token covers whatever changes them), so a replay through the app
@@ -31,6 +41,8 @@ export interface Index {
 }
 
 export class ResponseIndex extends Context.Tag("@climate-grade/http/ResponseIndex")<ResponseIndex, Index>() {}
+
+export type { Entry }
 
 const sizeOf = (held: Held | undefined) =>
   held?.body === undefined ? 0 : held.body.json.byteLength + (held.body.gzip?.byteLength ?? 0)
@@ -49,15 +61,15 @@ export interface Options {
  * remembered goes first (a lookup does not reorder: hot answers are remembered again on each
  * rebuild or revalidation that reaches the app).
  */
-export const make = ({ capacity = 10_000, clock = Date.now, maxBytes = 64 * 1024 * 1024 }: Options = {}): Index => {
-  const entries = Lru.make<string, Held>({ capacity, maxWeight: maxBytes, weigh: sizeOf })
+export const make = <E = unknown>({ capacity = 10_000, clock = Date.now, maxBytes = 64 * 1024 * 1024 }: Options = {}): Index<E> => {
+  const entries = Lru.make<string, Entry<E>>({ capacity, maxWeight: maxBytes, weigh: sizeOf })
   return {
     remember: (url, held) => {
       if (held.validUntil <= clock()) return
       const previous = entries.peek(url)
       // A revalidation (no body) must not drop the body a previous answer left.
       const body = held.body ?? (previous?.etag === held.etag ? previous.body : undefined)
-      entries.set(url, body === undefined ? held : { ...held, body })
+      entries.set(url, body === undefined ? { etag: held.etag, validUntil: held.validUntil } : { etag: held.etag, validUntil: held.validUntil, body })
     },
     // An expired entry stays (bounded like the rest) for `encoded`; it is never answered from.
     lookup: (url, now) => {
@@ -71,29 +83,38 @@ export const make = ({ capacity = 10_000, clock = Date.now, maxBytes = 64 * 1024
   }
 }
 
+/** Both forms' headers beyond the 304's, made once per held answer. */
+const GZIP_HEAD = ["content-type", "application/json", "content-encoding", "gzip"] as const
+const JSON_HEAD = ["content-type", "application/json"] as const
+
 /**
- * Answers a request from the index when it can; false when the request must go to the app.
- * The answers are byte for byte what the app would send.
+ * Answers a request from the index when it can, with the front door's fixed headers (`fixed`,
+ * flat) and its per-request ones (`extra`); the entry answered from, or undefined when the request
+ * must go to the app. The answers are byte for byte what the app would send.
  */
-export const answer = (index: Index, req: IncomingMessage, res: ServerResponse): boolean => {
-  if (req.method !== "GET" || req.url === undefined) return false
+export const answer = <E>(
+  index: Index<E>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  fixed: ReadonlyArray<string>,
+  extra: ReadonlyArray<string>
+): Entry<E> | undefined => {
+  if (req.method !== "GET" || req.url === undefined) return undefined
   const held = index.lookup(req.url, Date.now())
-  if (held === undefined) return false
-  const headers = { etag: held.etag, "cache-control": CACHE_CONTROL, vary: VARY }
-  if (ifNoneMatchMatches(req.headers["if-none-match"], held.etag)) {
-    res.writeHead(304, headers)
+  if (held === undefined) return undefined
+  if (held.head === undefined) held.head = ["etag", held.etag, "cache-control", CACHE_CONTROL, "vary", VARY, ...fixed]
+  const head = held.head
+  const inm = req.headers["if-none-match"]
+  // A client revalidating sends back exactly the ETag it was given: no parsing for that.
+  if (inm !== undefined && (inm === held.etag || ifNoneMatchMatches(inm, held.etag))) {
+    res.writeHead(304, extra.length === 0 ? head : head.concat(extra))
     res.end()
-    return true
+    return held
   }
-  if (held.body === undefined) return false
+  if (held.body === undefined) return undefined
   const gzip = sendsGzip(held.body, req.headers["accept-encoding"])
   const bytes = gzip ? held.body.gzip : held.body.json
-  res.writeHead(200, {
-    ...headers,
-    "content-type": "application/json",
-    "content-length": String(bytes.byteLength),
-    ...(gzip ? { "content-encoding": "gzip" } : {})
-  })
+  res.writeHead(200, head.concat(gzip ? GZIP_HEAD : JSON_HEAD, "content-length", String(bytes.byteLength), extra))
   res.end(bytes)
-  return true
+  return held
 }

@@ -48,15 +48,26 @@ export interface SchemeTrust {
 export const apply = (
   options: SchemeTrust & { readonly basePath: string },
   req: IncomingMessage,
-  res: ServerResponse
+  res: ServerResponse,
+  https: boolean = isHttps(options, req)
 ): void => {
   res.setHeader("x-content-type-options", "nosniff")
   res.setHeader("referrer-policy", REFERRER_POLICY)
   res.setHeader("content-security-policy", SITE_CSP)
-  if (isHttps(options, req)) res.setHeader("strict-transport-security", HSTS)
+  if (https) res.setHeader("strict-transport-security", HSTS)
   const path = innerPath(options.basePath, req.url ?? "/")
   if (path !== undefined && noStore(path)) res.setHeader("cache-control", "no-store")
 }
+
+/** The headers every answer carries, as flat name/value pairs for a `writeHead` made whole (the response index's). */
+export const RAW_PAIRS: ReadonlyArray<string> = [
+  "x-content-type-options",
+  "nosniff",
+  "referrer-policy",
+  REFERRER_POLICY,
+  "content-security-policy",
+  SITE_CSP
+]
 
 /** The same headers as raw lines, for answers written straight to a socket (parser errors, CONNECT). */
 export const RAW_LINES = [

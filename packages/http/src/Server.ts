@@ -1,4 +1,5 @@
 import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import type * as AccessLog from "./AccessLog.js"
 import type { ProviderName } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -49,6 +50,8 @@ export interface ServeOptions {
   /** The bearer token that opens `{basePath}/metrics` on this listener; without one it is never served here. */
   readonly metricsToken?: Option.Option<Redacted.Redacted<string>>
   readonly timeouts?: FrontDoor.Timeouts
+  /** The access log's format, instance name and line sink; none without it. */
+  readonly accessLog?: AccessLog.Options
 }
 
 /**
@@ -83,6 +86,7 @@ export const serve = (options: ServeOptions) =>
           publicOriginHttps: httpsOrigin(options.publicOrigin),
           responses: options.responses,
           trustedProxyHops: options.trustedProxyHops,
+          ...(options.accessLog === undefined ? {} : { accessLog: options.accessLog }),
           port: options.port,
           host: options.host,
           ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts })

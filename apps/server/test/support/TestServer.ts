@@ -28,7 +28,7 @@ export class TestServer extends Context.Tag("@climate-grade/server/test/TestServ
 >() {}
 
 export interface TestServerOptions {
-  /** When given, every log line at every level is appended here (and nothing is printed). */
+  /** When given, every log line at every level, access lines included, is appended here (and nothing is printed). */
   readonly logs?: Array<string>
   /** The built site to serve; default the real build (apps/site/dist). */
   readonly siteDirectory?: string
@@ -71,7 +71,11 @@ export const testServerLayer = (
         })
       )
       return server.pipe(Layer.provideMerge(
-        App.httpLayer(config, database, options.siteDirectory === undefined ? {} : { siteDirectory: options.siteDirectory })
+        App.httpLayer(config, database, {
+          ...(options.siteDirectory === undefined ? {} : { siteDirectory: options.siteDirectory }),
+          // Access lines beside the log lines when they are captured; else nowhere, like the rest.
+          accessLines: options.logs === undefined ? () => {} : (line) => void options.logs!.push(line)
+        })
       ))
     })
   ).pipe(
