@@ -1,14 +1,19 @@
 /**
- * The grading rules over one history record, built for speed (CONTRACT.md §4). For each
- * variable and calendar day the sample of every year's 5-day window is collected and sorted once,
- * lazily; a target date's sample is that sorted array minus its own year's window (at most five
- * values), so a percentile is two binary searches and a few corrections, not a rescan of the record.
+ * The grading rules over one history record, built for speed (CONTRACT.md §4). For each variable
+ * and calendar day, that day's values over every year (a column of ~86 values) are sorted once,
+ * lazily. A target's sample — every year's 5-day window — is then the five columns of the days
+ * around it, unless the window runs over the end of a year or over February's end, where leap and
+ * common years disagree about which day is next; for those nine calendar days the sample is
+ * gathered and sorted whole. A date's sample is that minus its own year's window (at most five
+ * values, read from the record), so a percentile is ten binary searches and a few corrections, and
+ * a cold calendar sorts each day's column once rather than each day's whole window (five times
+ * the values).
  */
 import * as CivilDate from "../CivilDate.js"
 import type { Climatology, Grade } from "../data/Payloads.js"
 import type { Grading } from "../data/Views.js"
 import { type DailySeries, unitOf, type Variable } from "../weather/DailySeries.js"
-import { label, lowerBound, percentileFromCounts, quantileType8, round, upperBound } from "./Percentile.js"
+import { label, lowerBound, percentileFromCounts, quantileType8, round } from "./Percentile.js"
 import { sample, WINDOW } from "./Sample.js"
 
 /** Percentile and label are null below this sample size. */
@@ -16,11 +21,29 @@ export const MIN_SAMPLE = 30
 
 const SPAN = 2 * WINDOW + 1
 
-/** A calendar day's sample over every year of the record: each year's window values, ascending. */
-type DaySample = Float64Array
+/**
+ * A calendar day's sample over every year of the record, as ascending parts whose union it is:
+ * the five columns of the days around it, or one array gathered whole.
+ */
+type DaySample = ReadonlyArray<Float64Array>
 
 /** Days before the first of each month in a common year. */
 const MONTH_OFFSET = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334] as const
+
+/** Each day of a common year as [month, day], by day of the year (0 = 1 January). */
+const COMMON_YEAR_DAYS: ReadonlyArray<readonly [number, number]> = Array.from({ length: 365 }, (_, doy) => {
+  let month = 12
+  while (MONTH_OFFSET[month - 1]! > doy) month--
+  return [month, doy - MONTH_OFFSET[month - 1]! + 1] as const
+})
+
+/**
+ * Whether a target's window (two days either side) runs over a year's end or touches February's
+ * end, where which day follows which depends on the year: 27 February to 2 March, 30 December to
+ * 2 January.
+ */
+const crossesBoundary = (month: number, day: number): boolean =>
+  (month === 2 && day >= 27) || (month === 3 && day <= 2) || (month === 12 && day >= 30) || (month === 1 && day <= 2)
 
 const MAX_COUNTING_RANGE = 8192
 const counts = new Int32Array(MAX_COUNTING_RANGE + 1)
@@ -72,16 +95,16 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
   const firstYear = CivilDate.toYmd(record.start).year
   const lastYear = CivilDate.toYmd(record.start + length - 1).year
   const years = lastYear - firstYear + 1
-  // Indexed by variable, month and day: no string keys on the hot path.
-  const cache: Array<DaySample | undefined> = []
+  // Samples and columns are indexed by variable, month and day: no string keys on the hot path.
   const variableIndex = { tmax: 0, tmin: 1, precip: 2 } as const
   // Epoch day of each year's 1 January, so a window's centre is an addition, not a date conversion.
   const yearStart = Int32Array.from({ length: years + 1 }, (_, y) => CivilDate.fromYmd({ year: firstYear + y, month: 1, day: 1 }))
   const monthOffset = (month: number, leap: boolean) => MONTH_OFFSET[month - 1]! + (leap && month > 2 ? 1 : 0)
+  const leapYear = Uint8Array.from({ length: years }, (_, y) => (yearStart[y + 1]! - yearStart[y]! === 366 ? 1 : 0))
 
   /** The record index of the first day of year index `y`'s window for a month and day. */
   const windowStart = (y: number, month: number, day: number) => {
-    const leap = yearStart[y + 1]! - yearStart[y]! === 366
+    const leap = leapYear[y] === 1
     // Feb 29 → Feb 28 in a common year (the rule of Sample.centre).
     const centre = yearStart[y]! + monthOffset(month, leap) + (month === 2 && day === 29 && !leap ? 27 : day - 1)
     return centre - WINDOW - record.start
@@ -90,10 +113,28 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
   // Grading is synchronous, so one scratch buffer gathers every sample before it is sorted and kept.
   const scratch = new Float64Array(years * SPAN)
   const scratchTenths = new Int32Array(years * SPAN)
-  const daySample = (variable: Variable, month: number, day: number): DaySample => {
+
+  /** The values of one calendar day (not Feb 29) in every year of the record, ascending. */
+  const columns: Array<Float64Array | undefined> = []
+  const column = (variable: Variable, month: number, day: number): Float64Array => {
     const key = variableIndex[variable] * 416 + month * 32 + day
-    const hit = cache[key]
+    const hit = columns[key]
     if (hit !== undefined) return hit
+    const values = record[variable]
+    let count = 0
+    for (let y = 0; y < years; y++) {
+      const i = windowStart(y, month, day) + WINDOW
+      if (i < 0 || i >= length) continue
+      const v = values[i]!
+      if (!Number.isNaN(v)) scratch[count++] = v
+    }
+    const built = sortSample(scratch.slice(0, count), scratchTenths)
+    columns[key] = built
+    return built
+  }
+
+  /** The sample gathered whole, for the days whose window crosses a year's or February's end. */
+  const gathered = (variable: Variable, month: number, day: number): Float64Array => {
     const values = record[variable]
     let count = 0
     for (let y = 0; y < years; y++) {
@@ -104,7 +145,27 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
         if (!Number.isNaN(v)) scratch[count++] = v
       }
     }
-    const built = sortSample(scratch.slice(0, count), scratchTenths)
+    return sortSample(scratch.slice(0, count), scratchTenths)
+  }
+
+  const cache: Array<DaySample | undefined> = []
+  const daySample = (variable: Variable, month: number, day: number): DaySample => {
+    const key = variableIndex[variable] * 416 + month * 32 + day
+    const hit = cache[key]
+    if (hit !== undefined) return hit
+    const doy = MONTH_OFFSET[month - 1]! + day - 1
+    let built: DaySample
+    if (crossesBoundary(month, day)) built = [gathered(variable, month, day)]
+    else {
+      const parts: Array<Float64Array> = []
+      // Within one year and clear of February's end, day k of every year's window is the calendar
+      // day k from the target, the same in leap and common years.
+      for (let k = -WINDOW; k <= WINDOW; k++) {
+        const [m, d] = COMMON_YEAR_DAYS[doy + k]!
+        parts.push(column(variable, m, d))
+      }
+      built = parts
+    }
     cache[key] = built
     return built
   }
@@ -126,43 +187,87 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
     return count
   }
 
-  /** The extreme of `sorted` minus the own values, from the low end (dir 1) or the high end (dir -1). */
-  const extreme = (sorted: Float64Array, count: number, dir: 1 | -1): number => {
+  /**
+   * The extreme of the parts' union minus the own values, from the low end (dir 1) or the high end
+   * (dir -1): the parts are walked in merged order until a value that is not one of the own values.
+   */
+  const at = new Int32Array(SPAN)
+  const extreme = (parts: DaySample, count: number, dir: 1 | -1): number => {
     taken.fill(0)
-    for (let i = dir === 1 ? 0 : sorted.length - 1; i >= 0 && i < sorted.length; i += dir) {
+    for (let p = 0; p < parts.length; p++) at[p] = dir === 1 ? 0 : parts[p]!.length - 1
+    for (;;) {
+      let best = -1
+      let value = Number.NaN
+      for (let p = 0; p < parts.length; p++) {
+        const part = parts[p]!
+        const i = at[p]!
+        if (i < 0 || i >= part.length) continue
+        const v = part[i]!
+        if (best < 0 || (dir === 1 ? v < value : v > value)) {
+          best = p
+          value = v
+        }
+      }
+      if (best < 0) return Number.NaN
+      at[best]! += dir
       let skipped = false
       for (let j = 0; j < count; j++) {
-        if (taken[j] === 0 && own[j] === sorted[i]) {
+        if (taken[j] === 0 && own[j] === value) {
           taken[j] = 1
           skipped = true
           break
         }
       }
-      if (!skipped) return sorted[i]!
+      if (!skipped) return value
     }
-    return Number.NaN
   }
 
-  const grade = (variable: Variable, date: CivilDate.EpochDay, x: number): Grade => {
+  // What `rank` found for the last date it was asked about (grading is synchronous).
+  let rankedParts: DaySample = []
+  let rankedOwn = 0
+
+  /**
+   * The sample size for a date, and the unrounded percentile of `x` in it (NaN when there is none:
+   * `x` missing or the sample too small). Leaves the sample's parts and own values for `extreme`.
+   */
+  const rank = (variable: Variable, date: CivilDate.EpochDay, x: number): readonly [n: number, p: number] => {
     const { day, month, year } = CivilDate.toYmd(date)
-    const sorted = daySample(variable, month, day)
+    const parts = daySample(variable, month, day)
     const count = ownValues(variable, month, day, year)
-    const n = sorted.length - count
-    const unit = unitOf(variable)
-    if (Number.isNaN(x)) return { value: null, unit, percentile: null, label: null, n }
-    if (n < minSample || n === 0) return { value: round(x, 2), unit, percentile: null, label: null, n }
-    let less = lowerBound(sorted, x)
-    let equal = upperBound(sorted, x) - less
+    rankedParts = parts
+    rankedOwn = count
+    let total = 0
+    let less = 0
+    let equal = 0
+    for (let p = 0; p < parts.length; p++) {
+      const part = parts[p]!
+      total += part.length
+      const below = lowerBound(part, x)
+      // Values are tenths with few repeats: the equal ones are counted by a step or two, not a second search.
+      let above = below
+      while (above < part.length && part[above] === x) above++
+      less += below
+      equal += above - below
+    }
+    const n = total - count
+    if (Number.isNaN(x) || n < minSample || n === 0) return [n, Number.NaN]
     for (let j = 0; j < count; j++) {
       if (own[j]! < x) less--
       else if (own[j] === x) equal--
     }
-    const p = percentileFromCounts(less, equal, n)
+    return [n, percentileFromCounts(less, equal, n)]
+  }
+
+  const grade = (variable: Variable, date: CivilDate.EpochDay, x: number): Grade => {
+    const [n, p] = rank(variable, date, x)
+    const unit = unitOf(variable)
+    if (Number.isNaN(x)) return { value: null, unit, percentile: null, label: null, n }
+    if (Number.isNaN(p)) return { value: round(x, 2), unit, percentile: null, label: null, n }
     return {
       value: round(x, 2),
       unit,
       percentile: round(p, 1),
-      label: label(x, p, extreme(sorted, count, 1), extreme(sorted, count, -1)),
+      label: label(x, p, extreme(rankedParts, rankedOwn, 1), extreme(rankedParts, rankedOwn, -1)),
       n
     }
   }
@@ -172,13 +277,15 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
     return i >= 0 && i < length ? record[variable][i]! : Number.NaN
   }
 
+  // The calendar needs values and percentiles only: no labels, so no extremes.
   const gradeRecordRange = (variable: Variable, from: CivilDate.EpochDay, to: CivilDate.EpochDay) => {
     const values: Array<number | null> = []
     const percentiles: Array<number | null> = []
     for (let date = from; date <= to; date++) {
-      const graded = grade(variable, date, valueOn(variable, date))
-      values.push(graded.value)
-      percentiles.push(graded.percentile)
+      const x = valueOn(variable, date)
+      const p = rank(variable, date, x)[1]
+      values.push(Number.isNaN(x) ? null : round(x, 2))
+      percentiles.push(Number.isNaN(p) ? null : round(p, 1))
     }
     return { values, percentiles }
   }
