@@ -1,9 +1,11 @@
 /**
- * A bounded soak of the whole service: for SOAK_SECONDS (default 180) a mixed load runs against
+ * A bounded soak of the whole service: for SOAK_SECONDS (default 1800: half an hour) a mixed load runs against
  * the built server in its own process — cold cells arriving one at a time, many clients
  * revalidating warm cells and views with If-None-Match, and password logins (some wrong) —
  * with the upstreams faked on loopback. It prints throughput, p50/p99 latency and statuses per
- * kind of request, and the server's resident memory at the start, every 30 s and at the end.
+ * kind of request, and the server's resident memory (RSS, and its high-water mark) at the start,
+ * every SOAK_SAMPLE_SECONDS (default 60) as it goes, and at the end: after warm-up (the caches
+ * filled: they are bounded in bytes) the series should be flat.
  *   pnpm bench:soak            (embedded PGlite in a temporary DATA_DIR)
  *   DATABASE_URL=postgres://… pnpm bench:soak
  */
@@ -15,15 +17,16 @@ import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import { root, startService } from "./support/SiteServer.js"
 
-const SECONDS = Number(process.env.SOAK_SECONDS ?? 180)
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 1800)
+const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 60)
 const REVALIDATORS = Number(process.env.SOAK_CLIENTS ?? 16)
 const COLD_EVERY_MS = 2_000
 const EMAIL = "soak@example.org"
 const PASSWORD = "a soak test password"
 
 /** Resident memory of a process in MiB, from /proc (Linux). */
-const rssMiB = (pid: number) => {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+const rssMiB = (pid: number, field = "VmRSS") => {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))
   return match === null ? Number.NaN : Number(match[1]) / 1024
 }
 
@@ -149,8 +152,10 @@ const main = Effect.gen(function* () {
   const sampler = async () => {
     const started = Date.now()
     while (Date.now() < until) {
-      await sleep(Math.min(30_000, Math.max(0, until - Date.now())))
-      memory.push(`${Math.round((Date.now() - started) / 1000)} s ${rssMiB(pid).toFixed(0)} MiB`)
+      await sleep(Math.min(SAMPLE_SECONDS * 1000, Math.max(0, until - Date.now())))
+      const sample = `${Math.round((Date.now() - started) / 1000)} s ${rssMiB(pid).toFixed(0)} MiB`
+      memory.push(sample)
+      console.log(`  RSS ${sample} (high-water ${rssMiB(pid, "VmHWM").toFixed(0)} MiB)`)
     }
   }
   const t0 = Date.now()

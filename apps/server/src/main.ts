@@ -1,3 +1,4 @@
+import "./RuntimeFlags.js"
 import { NodeRuntime } from "@effect/platform-node"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"

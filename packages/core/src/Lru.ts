@@ -16,12 +16,30 @@ export interface Lru<K, V> {
 }
 
 export interface LruOptions<V> {
+  /**
+   * Reported under this name by `registered` (the service's /metrics); a later cache of the
+   * same name replaces an earlier one there.
+   */
+  readonly name?: string
   /** At most this many entries (at least 1). */
   readonly capacity: number
   /** At most this total weight; an entry heavier than this alone is not kept. */
   readonly maxWeight?: number
   readonly weigh?: (value: V) => number
 }
+
+/** A named cache as /metrics reports it: its weight (bytes, for every cache of the service) and entries. */
+export interface Registered {
+  readonly name: string
+  readonly maxWeight: number
+  readonly weight: () => number
+  readonly size: () => number
+}
+
+const registry = new Map<string, Registered>()
+
+/** Every named cache made in this process (the latest of each name), by name. */
+export const registered = (): ReadonlyArray<Registered> => [...registry.values()].sort((a, b) => a.name.localeCompare(b.name))
 
 export const make = <K, V>(options: LruOptions<V>): Lru<K, V> => {
   const capacity = Math.max(1, options.capacity)
@@ -35,7 +53,7 @@ export const make = <K, V>(options: LruOptions<V>): Lru<K, V> => {
     total -= weigh(value as V)
     entries.delete(key)
   }
-  return {
+  const lru: Lru<K, V> = {
     get: (key) => {
       if (!entries.has(key)) return undefined
       const value = entries.get(key) as V
@@ -54,4 +72,6 @@ export const make = <K, V>(options: LruOptions<V>): Lru<K, V> => {
     size: () => entries.size,
     weight: () => total
   }
+  if (options.name !== undefined) registry.set(options.name, { name: options.name, maxWeight, weight: lru.weight, size: lru.size })
+  return lru
 }

@@ -27,7 +27,7 @@ export const cardToken = (gradeToken: string, units: "metric" | "imperial") =>
 
 export const make = Effect.gen(function* () {
   const views = yield* DataViews.DataViews
-  const cards = Lru.make<string, Uint8Array>({ capacity: 1_000, maxWeight: CACHE_BYTES, weigh: (png) => png.byteLength })
+  const cards = Lru.make<string, Uint8Array>({ name: "cards", capacity: 1_000, maxWeight: CACHE_BYTES, weigh: (png) => png.byteLength })
   const flight = SingleFlight.make<Uint8Array, ServiceUnavailable>()
   const oneAtATime = yield* Effect.makeSemaphore(1)
 

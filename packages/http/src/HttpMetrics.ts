@@ -9,6 +9,7 @@
  * 0.55× to 0.30× of a bare server. Here an update is a counter increment on a series
  * found once per route.
  */
+import { Lru } from "@climate-grade/core"
 import { labels, number } from "./PrometheusText.js"
 
 const BOUNDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const
@@ -106,5 +107,15 @@ export const render = (): string => {
     }
   }
   for (const [, row] of rows.sort(([a], [b]) => a.localeCompare(b))) out.push(row)
+  out.push(
+    "# HELP cache_bytes Bytes held by each in-process cache (each is bounded: see cache_max_bytes)",
+    "# TYPE cache_bytes gauge"
+  )
+  const caches = Lru.registered()
+  for (const c of caches) out.push(`cache_bytes${labels([["cache", c.name]])} ${c.weight()}`)
+  out.push("# HELP cache_max_bytes The bound of each in-process cache, in bytes", "# TYPE cache_max_bytes gauge")
+  for (const c of caches) out.push(`cache_max_bytes${labels([["cache", c.name]])} ${c.maxWeight}`)
+  out.push("# HELP cache_entries Entries held by each in-process cache", "# TYPE cache_entries gauge")
+  for (const c of caches) out.push(`cache_entries${labels([["cache", c.name]])} ${c.size()}`)
   return `${out.join("\n")}\n`
 }

@@ -44,8 +44,9 @@ export class ResponseIndex extends Context.Tag("@climate-grade/http/ResponseInde
 
 export type { Entry }
 
+/** Its bodies, and a little for the URL, the ETag and the prebuilt headers. */
 const sizeOf = (held: Held | undefined) =>
-  held?.body === undefined ? 0 : held.body.json.byteLength + (held.body.gzip?.byteLength ?? 0)
+  held === undefined ? 0 : 512 + (held.body === undefined ? 0 : held.body.json.byteLength + (held.body.gzip?.byteLength ?? 0))
 
 export interface Options {
   /** Entries held at most. */
@@ -61,8 +62,8 @@ export interface Options {
  * remembered goes first (a lookup does not reorder: hot answers are remembered again on each
  * rebuild or revalidation that reaches the app).
  */
-export const make = <E = unknown>({ capacity = 10_000, clock = Date.now, maxBytes = 64 * 1024 * 1024 }: Options = {}): Index<E> => {
-  const entries = Lru.make<string, Entry<E>>({ capacity, maxWeight: maxBytes, weigh: sizeOf })
+export const make = <E = unknown>({ capacity = 10_000, clock = Date.now, maxBytes = 32 * 1024 * 1024 }: Options = {}): Index<E> => {
+  const entries = Lru.make<string, Entry<E>>({ name: "responses", capacity, maxWeight: maxBytes, weigh: sizeOf })
   return {
     remember: (url, held) => {
       if (held.validUntil <= clock()) return

@@ -12,6 +12,8 @@ interface Row {
 export interface PayloadRepoOptions {
   /** How many payloads to keep in memory in front of the table (the replay hot path). */
   readonly memoryEntries?: number
+  /** And how many bytes of JSON at most (default 16 MB). */
+  readonly memoryBytes?: number
 }
 
 /**
@@ -24,7 +26,12 @@ export const make = (options: PayloadRepoOptions = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const capacity = options.memoryEntries ?? 2_000
-    const memory = Lru.make<string, StoredPayload>({ capacity })
+    const memory = Lru.make<string, StoredPayload>({
+      name: "payloads",
+      capacity,
+      maxWeight: options.memoryBytes ?? 16 * 1024 * 1024,
+      weigh: (payload) => payload.json.byteLength + payload.token.length + 128
+    })
     const remember = (id: string, payload: StoredPayload) => memory.set(id, payload)
     const idOf = (key: { cell: string; view: string; params: string }) => `${key.view}|${key.cell}|${key.params}`
 

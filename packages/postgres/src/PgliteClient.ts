@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as PgliteSettings from "./PgliteSettings.js"
 
 export interface PgliteClientConfig {
   /** A directory for an on-disk database; undefined keeps it in memory. */
@@ -83,11 +84,14 @@ export const make = (config: PgliteClientConfig): Effect.Effect<PgliteClient, Sq
       if (said.length > 20) said.shift()
       return true
     }
+    // A new DATA_DIR is created by a child process: see PgliteSettings.
+    if (config.dataDir !== undefined) yield* Effect.mapError(PgliteSettings.create(config.dataDir), sqlError("Failed to create the embedded database"))
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
           const instance = new PGlite({
             ...(config.dataDir === undefined ? {} : { dataDir: config.dataDir }),
+            startParams: PgliteSettings.startParams(),
             ...byteaConverters,
             onStderr
           })

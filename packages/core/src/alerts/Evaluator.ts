@@ -16,6 +16,7 @@ import { UnitOfWork, Users } from "../accounts/Ports.js"
 import { type Cell, coordinateLabel } from "../Cell.js"
 import * as CivilDate from "../CivilDate.js"
 import * as Lru from "../Lru.js"
+import { bytes as seriesBytes } from "../weather/DailySeries.js"
 import type { Grading } from "../data/Views.js"
 import { CellData } from "../weather/CellData.js"
 import type { DailySeries } from "../weather/DailySeries.js"
@@ -60,12 +61,18 @@ export const make = (options: EvaluatorOptions) =>
     const uow = yield* UnitOfWork
 
     // A grading is a pure function of the record; rebuilt only when the record's end moves.
-    const gradings = Lru.make<string, { readonly end: number; readonly grading: Grading }>({ capacity: GRADINGS_HELD })
+    // Weighed as twice its record: the grader keeps the record and a sorted copy of its values.
+    const gradings = Lru.make<string, { readonly end: number; readonly grading: Grading; readonly bytes: number }>({
+      name: "alert-gradings",
+      capacity: GRADINGS_HELD,
+      maxWeight: 16 * 1024 * 1024,
+      weigh: (entry) => entry.bytes
+    })
     const gradingFor = (key: string, end: number, series: DailySeries) => {
       const hit = gradings.get(key)
       if (hit !== undefined && hit.end === end) return hit.grading
       const grading = options.makeGrading(series)
-      gradings.set(key, { end, grading })
+      gradings.set(key, { end, grading, bytes: 2 * seriesBytes(series) })
       return grading
     }
 

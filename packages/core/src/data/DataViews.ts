@@ -14,7 +14,7 @@ import type { Cell } from "../Cell.js"
 import * as CivilDate from "../CivilDate.js"
 import * as Lru from "../Lru.js"
 import { CellData, type Forecast, HOUR_MS, type History } from "../weather/CellData.js"
-import type { DailySeries } from "../weather/DailySeries.js"
+import * as DailySeries from "../weather/DailySeries.js"
 import type { NoHistory, UpstreamError } from "../weather/Errors.js"
 import * as CalendarRange from "./CalendarRange.js"
 import * as FreshnessToken from "./FreshnessToken.js"
@@ -159,9 +159,11 @@ export class DataViews extends Context.Tag("@climate-grade/core/DataViews")<
 
 export interface DataViewsOptions {
   /** The grading rules over one history record (CONTRACT.md §4), built once per record. */
-  readonly makeGrading: (history: DailySeries) => Views.Grading
+  readonly makeGrading: (history: DailySeries.DailySeries) => Views.Grading
   /** How many cells' gradings to keep built. */
   readonly gradingCacheSize?: number
+  /** And how many bytes of them at most (default 24 MB). */
+  readonly gradingCacheBytes?: number
 }
 
 export const make = (options: DataViewsOptions) =>
@@ -169,14 +171,20 @@ export const make = (options: DataViewsOptions) =>
     const data = yield* CellData
     const capacity = options.gradingCacheSize ?? 32
     // A grading is a pure function of the record; the record changes only when its end does.
-    const gradings = Lru.make<string, { readonly end: number; readonly grading: Views.Grading }>({ capacity })
+    // Weighed as twice its record: the grader keeps the record and a sorted copy of its values.
+    const gradings = Lru.make<string, { readonly end: number; readonly grading: Views.Grading; readonly bytes: number }>({
+      name: "gradings",
+      capacity,
+      maxWeight: options.gradingCacheBytes ?? 24 * 1024 * 1024,
+      weigh: (entry) => entry.bytes
+    })
     const gradingFor = (cell: Cell, history: History) =>
       Effect.sync(() => {
         const hit = gradings.get(cell.key)
         const entry =
           hit !== undefined && hit.end === history.end
             ? hit
-            : { end: history.end, grading: options.makeGrading(history.series) }
+            : { end: history.end, grading: options.makeGrading(history.series), bytes: 2 * DailySeries.bytes(history.series) }
         if (entry !== hit) gradings.set(cell.key, entry)
         return entry.grading
       })

@@ -20,6 +20,10 @@ export interface DailySeries {
 
 export const length = (series: DailySeries): number => series.tmax.length
 
+/** The bytes a series holds (its three arrays), for caches bounded in bytes. */
+export const bytes = (series: DailySeries | null): number =>
+  series === null ? 0 : series.tmax.byteLength + series.tmin.byteLength + series.precip.byteLength
+
 /** The last day index holding a non-NaN value in any variable, or -1 when there is none. */
 export const lastValueIndex = (series: DailySeries): number => {
   for (let i = length(series) - 1; i >= 0; i--) {

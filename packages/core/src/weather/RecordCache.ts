@@ -8,7 +8,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Lru from "../Lru.js"
 import type { CellRecord, CellStore } from "./CellStore.js"
+import { bytes } from "./DailySeries.js"
 import { emptyRecord } from "./Held.js"
+
+/** 24 MB of decoded records: ~32 cells of 86 years (~750 KB each as float64). */
+export const DEFAULT_BYTES = 24 * 1024 * 1024
 
 export interface RecordCache {
   /** The record as this process knows it: cached, else loaded. */
@@ -28,8 +32,11 @@ export interface RecordCache {
   ) => Effect.Effect<A, E>
 }
 
-export const make = (store: CellStore["Type"], capacity: number): RecordCache => {
-  const cache = Lru.make<string, CellRecord>({ capacity })
+/** What a record holds in memory: its two series, and a little for the rest. */
+const weigh = (record: CellRecord) => bytes(record.history) + bytes(record.forecast) + 256
+
+export const make = (store: CellStore["Type"], capacity: number, maxBytes = DEFAULT_BYTES): RecordCache => {
+  const cache = Lru.make<string, CellRecord>({ name: "records", capacity, maxWeight: maxBytes, weigh })
   const remember = (record: CellRecord) => {
     cache.set(record.key, record)
     return record

@@ -1,0 +1,73 @@
+/**
+ * How the embedded database is started: PostgreSQL's settings for one connection in one process,
+ * and a new `DATA_DIR` created by a short-lived child process.
+ *
+ * Measured (RSS of the built server, idle): PGlite's defaults give `shared_buffers` 128 MB, all of
+ * it touched at start-up, for a database whose working set is a few MB of rows and whose files
+ * the kernel caches anyway; and creating a database (initdb, its own WASM module and 128 MB
+ * memory) leaves ~400 MB in the process that are never given back, even after the instance that
+ * ran it is closed. So the first start on an empty `DATA_DIR` runs initdb in a child (once, about
+ * a second), and every start opens existing files with the settings below.
+ */
+import { spawn } from "node:child_process"
+import { existsSync, readdirSync } from "node:fs"
+import { join } from "node:path"
+import { PGlite } from "@electric-sql/pglite"
+import * as Effect from "effect/Effect"
+
+/**
+ * For one connection: no parallel workers (PGlite's own defaults), small shared and temporary
+ * buffers, and sorts that spill to (cached) files past 4 MB rather than hold more.
+ */
+export const SETTINGS: ReadonlyArray<string> = [
+  "shared_buffers=16MB",
+  "temp_buffers=2MB",
+  "wal_buffers=1MB",
+  "work_mem=4MB",
+  "maintenance_work_mem=16MB",
+  "max_connections=10"
+]
+
+/** PGlite's start parameters with `SETTINGS` added (PGlite's own defaults kept: they select single-user mode). */
+export const startParams = (): Array<string> => [...PGlite.defaultStartParams, ...SETTINGS.flatMap((s) => ["-c", s])]
+
+/** Whether `dataDir` already holds a database. */
+export const exists = (dataDir: string): boolean => existsSync(join(dataDir, "PG_VERSION"))
+
+/**
+ * Whether `dataDir` is new: missing, or holding only this service's own lock and socket. A
+ * directory with other files and no database is not created over: PGlite opens it in this
+ * process as before, and says what it finds.
+ */
+export const isNew = (dataDir: string): boolean =>
+  !existsSync(dataDir) || readdirSync(dataDir).every((name) => name.startsWith("climate-grade.") || name === "control.sock")
+
+/**
+ * Creates the database files in `dataDir` in a child process (PGlite's own initdb, the same
+ * settings), so this process never loads initdb. Nothing unless the directory is new.
+ */
+export const create = (dataDir: string): Effect.Effect<void, Error> =>
+  exists(dataDir) || !isNew(dataDir)
+    ? Effect.void
+    : Effect.async<void, Error>((resume) => {
+        const script = `import { PGlite } from ${JSON.stringify(import.meta.resolve("@electric-sql/pglite"))}
+const db = new PGlite({ dataDir: process.argv[1], startParams: JSON.parse(process.argv[2]) })
+await db.waitReady
+await db.close()`
+        const child = spawn(process.execPath, ["--input-type=module", "-e", script, dataDir, JSON.stringify(startParams())], {
+          stdio: ["ignore", "ignore", "pipe"]
+        })
+        let stderr = ""
+        child.stderr.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString()
+        })
+        child.on("error", (error) => resume(Effect.fail(error)))
+        child.on("exit", (code, signal) =>
+          resume(
+            code === 0
+              ? Effect.void
+              : Effect.fail(new Error(`creating the database in ${dataDir} failed (${signal ?? `exit ${code}`}): ${stderr.trim().slice(-500)}`))
+          )
+        )
+        return Effect.sync(() => child.kill("SIGKILL"))
+      })
