@@ -1,6 +1,6 @@
 // Bundles the server's own workspace packages into dist/; third-party packages stay in
 // node_modules (PGlite loads its WASM files relative to its own module).
-import { builtinModules, createRequire } from "node:module"
+import { builtinModules } from "node:module"
 import { build } from "esbuild"
 
 /**
@@ -10,19 +10,17 @@ import { build } from "esbuild"
  */
 const INLINED = /^(@climate-grade\/|effect(\/|$)|@effect\/)/
 
-const require = createRequire(import.meta.url)
-/** A package dist/ can import at run time (a dependency of this app, or Node's own). */
+/**
+ * A package dist/ can import at run time: Node's own, or one Node's ESM resolution finds from here
+ * (not `require.resolve`, which also searches pnpm's NODE_PATH, absent when the server runs).
+ */
 const resolvableHere = (path) => {
   if (path.startsWith("node:") || builtinModules.includes(path.split("/")[0])) return true
   try {
-    require.resolve(path)
+    import.meta.resolve(path)
     return true
   } catch {
-    try {
-      return import.meta.resolve(path) !== undefined
-    } catch {
-      return false
-    }
+    return false
   }
 }
 
