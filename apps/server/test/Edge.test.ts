@@ -320,6 +320,17 @@ for (const backend of backends) {
           expect(sampleValue(text, 'http_cache_answers_total{tier="built"}')).toBeGreaterThan(0)
           // packages/weather's own metrics, with no wiring here.
           expect(text).toMatch(/^weather_upstream_calls\S* \d+/m)
+          // Every in-process cache, in bytes (within its bound) and entries: the grade just built
+          // left a record, a grading and an answer held.
+          for (const cache of ["records", "gradings", "payloads", "responses"]) {
+            const bytes = sampleValue(text, `cache_bytes{cache="${cache}"}`)
+            expect([cache, bytes <= sampleValue(text, `cache_max_bytes{cache="${cache}"}`)]).toEqual([cache, true])
+            expect([cache, sampleValue(text, `cache_entries{cache="${cache}"}`) >= 0]).toEqual([cache, true])
+          }
+          for (const cache of ["records", "gradings", "responses"]) {
+            expect([cache, sampleValue(text, `cache_bytes{cache="${cache}"}`)]).toEqual([cache, expect.any(Number)])
+            expect(sampleValue(text, `cache_bytes{cache="${cache}"}`)).toBeGreaterThan(0)
+          }
           // Only to a bearer of the token, whoever seems to ask: a direct loopback client without it is refused.
           const bare = yield* send(server.url("/metrics"))
           expect(bare.status).toBe(401)

@@ -75,4 +75,18 @@ describe("Lru", () => {
     lru.set("d", 4)
     expect([lru.peek("a"), lru.peek("c"), lru.peek("d")]).toEqual([undefined, 3, 4])
   })
+
+  it("a named cache is reported with its bytes, bound and entries; a later one of the same name replaces it", () => {
+    const first = Lru.make<string, Uint8Array>({ name: "test-bytes", capacity: 10, maxWeight: 100, weigh: (b) => b.byteLength })
+    first.set("a", new Uint8Array(40))
+    const second = Lru.make<string, Uint8Array>({ name: "test-bytes", capacity: 10, maxWeight: 100, weigh: (b) => b.byteLength })
+    second.set("a", new Uint8Array(60))
+    second.set("b", new Uint8Array(30))
+    const reported = Lru.registered().find((c) => c.name === "test-bytes")!
+    expect([reported.weight(), reported.maxWeight, reported.size()]).toEqual([90, 100, 2])
+    second.set("c", new Uint8Array(30))
+    // 120 bytes do not fit in 100: the least recently used went.
+    expect([reported.weight(), reported.size()]).toEqual([60, 2])
+    expect(Lru.registered().filter((c) => c.name === "test-bytes")).toHaveLength(1)
+  })
 })

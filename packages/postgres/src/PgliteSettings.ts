@@ -11,7 +11,8 @@
  */
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { PGlite } from "@electric-sql/pglite"
 import * as Effect from "effect/Effect"
 
@@ -50,12 +51,14 @@ export const create = (dataDir: string): Effect.Effect<void, Error> =>
   exists(dataDir) || !isNew(dataDir)
     ? Effect.void
     : Effect.async<void, Error>((resume) => {
-        const script = `import { PGlite } from ${JSON.stringify(import.meta.resolve("@electric-sql/pglite"))}
+        const script = `import { PGlite } from "@electric-sql/pglite"
 const db = new PGlite({ dataDir: process.argv[1], startParams: JSON.parse(process.argv[2]) })
 await db.waitReady
 await db.close()`
         const child = spawn(process.execPath, ["--input-type=module", "-e", script, dataDir, JSON.stringify(startParams())], {
-          stdio: ["ignore", "ignore", "pipe"]
+          stdio: ["ignore", "ignore", "pipe"],
+          // The script's import is resolved from here: this module's directory, like its own imports.
+          cwd: dirname(fileURLToPath(import.meta.url))
         })
         let stderr = ""
         child.stderr.on("data", (chunk: Buffer) => {
