@@ -46,6 +46,10 @@ const crossesBoundary = (month: number, day: number): boolean =>
   (month === 2 && day >= 27) || (month === 3 && day <= 2) || (month === 12 && day >= 30) || (month === 1 && day <= 2)
 
 const MAX_COUNTING_RANGE = 8192
+/** A whole variable's values are counted when their tenths span at most this (±100,000 tenths). */
+const MAX_GLOBAL_RANGE = 200_000
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const
 const counts = new Int32Array(MAX_COUNTING_RANGE + 1)
 
 /**
@@ -114,23 +118,88 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
   const scratch = new Float64Array(years * SPAN)
   const scratchTenths = new Int32Array(years * SPAN)
 
-  /** The values of one calendar day (not Feb 29) in every year of the record, ascending. */
+  /**
+   * The values of one calendar day (not Feb 29) in every year of the record, ascending. Every
+   * column of a variable is made at once, when the first is needed: the record's values ordered
+   * by tenths (a counting sort), then placed by calendar day keeping that order (a second one),
+   * two linear passes instead of a sort per column.
+   */
   const columns: Array<Float64Array | undefined> = []
   const column = (variable: Variable, month: number, day: number): Float64Array => {
     const key = variableIndex[variable] * 416 + month * 32 + day
     const hit = columns[key]
     if (hit !== undefined) return hit
-    const values = record[variable]
-    let count = 0
-    for (let y = 0; y < years; y++) {
-      const i = windowStart(y, month, day) + WINDOW
-      if (i < 0 || i >= length) continue
-      const v = values[i]!
-      if (!Number.isNaN(v)) scratch[count++] = v
+    buildColumns(variable)
+    return columns[key]!
+  }
+
+  // The calendar day (month * 32 + day) of each day of the record, shared by the variables.
+  let dayKeys: Uint16Array | undefined
+  const keysOfDays = (): Uint16Array => {
+    if (dayKeys !== undefined) return dayKeys
+    const keys = new Uint16Array(length)
+    let { day, month, year } = CivilDate.toYmd(record.start)
+    for (let i = 0; i < length; i++) {
+      keys[i] = month * 32 + day
+      const last = month === 2 ? (CivilDate.isLeapYear(year) ? 29 : 28) : DAYS_IN_MONTH[month - 1]!
+      if (++day > last) {
+        day = 1
+        if (++month > 12) {
+          month = 1
+          year++
+        }
+      }
     }
-    const built = sortSample(scratch.slice(0, count), scratchTenths)
-    columns[key] = built
-    return built
+    dayKeys = keys
+    return keys
+  }
+
+  const buildColumns = (variable: Variable): void => {
+    const values = record[variable]
+    const keys = keysOfDays()
+    const base = variableIndex[variable] * 416
+    const tenths = new Int32Array(length)
+    let lo = Infinity
+    let hi = -Infinity
+    let plain = true
+    for (let i = 0; i < length; i++) {
+      const v = values[i]!
+      if (Number.isNaN(v)) continue
+      const t = Math.round(v * 10)
+      if (t / 10 !== v) plain = false
+      tenths[i] = t
+      if (t < lo) lo = t
+      if (t > hi) hi = t
+    }
+    const perKey = new Int32Array(417)
+    for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) perKey[keys[i]! + 1]!++
+    for (let k = 1; k <= 416; k++) perKey[k]! += perKey[k - 1]!
+    const all = new Float64Array(perKey[416]!)
+    if (!plain || hi - lo > MAX_GLOBAL_RANGE) {
+      // Not all tenths, or too wide a range to count: gathered per day, then each sorted.
+      const at = perKey.slice()
+      for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) all[at[keys[i]!]!++] = values[i]!
+      for (let k = 0; k < 416; k++) if (perKey[k + 1]! > perKey[k]!) all.subarray(perKey[k]!, perKey[k + 1]!).sort()
+    } else {
+      // Indices ordered by value (stable counting sort over tenths) …
+      const byValue = new Int32Array(length)
+      const count = new Int32Array(hi - lo + 2)
+      let n = 0
+      for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) count[tenths[i]! - lo + 1]!++
+      for (let t = 1; t < count.length; t++) count[t]! += count[t - 1]!
+      for (let i = 0; i < length; i++) {
+        if (Number.isNaN(values[i]!)) continue
+        byValue[count[tenths[i]! - lo]!++] = i
+        n++
+      }
+      // … then placed by calendar day in that order, so each day's run is ascending.
+      const at = perKey.slice()
+      for (let j = 0; j < n; j++) {
+        const i = byValue[j]!
+        all[at[keys[i]!]!++] = values[i]!
+      }
+    }
+    for (let k = 0; k < 416; k++) columns[base + k] = all.subarray(perKey[k]!, perKey[k + 1]!)
   }
 
   /** The sample gathered whole, for the days whose window crosses a year's or February's end. */
