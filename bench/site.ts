@@ -56,9 +56,9 @@ const answers = (log: string, from: number) =>
     .split("\n")
     .flatMap((line) => {
       try {
-        const entry = JSON.parse(line) as { annotations?: { access?: boolean; path?: string; status?: number } }
-        const a = entry.annotations
-        return a?.access === true && a.path !== undefined && a.status !== undefined ? [{ path: a.path, status: a.status }] : []
+        // An access line is one flat object (LOG_FORMAT=json): `access`, `path`, `status`, ….
+        const a = JSON.parse(line) as { access?: boolean; path?: string; status?: number }
+        return a.access === true && a.path !== undefined && a.status !== undefined ? [{ path: a.path, status: a.status }] : []
       } catch {
         return []
       }
