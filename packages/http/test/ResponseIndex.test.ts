@@ -33,9 +33,9 @@ describe("ResponseIndex", () => {
     for (const url of ["/1", "/2", "/3"]) byCount.remember(url, { etag: "x", validUntil: now + 60_000 })
     expect(byCount.lookup("/1", now)).toBeUndefined()
     expect(byCount.lookup("/3", now)).toBeDefined()
-    const byBytes = ResponseIndex.make({ capacity: 100, maxBytes: 1_000, clock })
+    const byBytes = ResponseIndex.make({ capacity: 100, maxBytes: 1_600, clock })
     for (const url of ["/1", "/2", "/3"]) byBytes.remember(url, { etag: "x", validUntil: now + 60_000, body: body(400) })
-    // Each entry holds 600 bytes: only the newest fits in 1,000.
+    // Each entry weighs 1,112 bytes (600 of bodies, 512 for the rest): only the newest fits in 1,600.
     expect(["/1", "/2", "/3"].map((u) => byBytes.lookup(u, now) !== undefined)).toEqual([false, false, true])
   })
 })
