@@ -135,8 +135,15 @@ export const make = (options: PlacePageOptions) =>
   Effect.gen(function* () {
     const views = yield* DataViews.DataViews
     const templates = new WeakMap<SiteFile, Template>()
-    const grades = Lru.make<string, Payloads.GradePayload>({ capacity: 2_000 })
+    // A grade payload is a few hundred bytes of numbers and words: weighed as its JSON would be.
+    const grades = Lru.make<string, Payloads.GradePayload>({
+      name: "place-grades",
+      capacity: 2_000,
+      maxWeight: 2 * 1024 * 1024,
+      weigh: (grade) => 2 * JSON.stringify(grade).length
+    })
     const pages = Lru.make<string, SiteFile>({
+      name: "place-pages",
       capacity: 2_000,
       maxWeight: PAGE_BYTES,
       weigh: (page) => page.body.byteLength + (page.gzip?.byteLength ?? 0)
