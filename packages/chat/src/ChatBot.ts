@@ -2,7 +2,7 @@
  * The chat provider's bot API (Discord's shape), implementing the core's `ChatBot` port
  * (CONTRACT.md §9): `POST {CHAT_API_URL}/users/@me/channels {"recipient_id"}` opens (or finds) the
  * direct-message channel and answers `{"id"}`; `POST {CHAT_API_URL}/channels/{id}/messages
- * {"content"}` sends. Both carry `Authorization: Bot {CHAT_BOT_TOKEN}`. A 429 says how long to
+ * {"content", "nonce", "enforce_nonce": true}` sends (the nonce makes a resend idempotent). Both carry `Authorization: Bot {CHAT_BOT_TOKEN}`. A 429 says how long to
  * wait — `retry_after` in the body (seconds, fractional), else `Retry-After` — and every other
  * failure (a status of 300 or more, a network fault, a timeout, an answer without an id) is a
  * value with a reason.
@@ -77,13 +77,19 @@ export const make = (config: ChatBotConfig) =>
       )
 
     return ChatBot.of({
-      send: (recipientId, content) =>
+      send: (recipientId, content, nonce) =>
         Effect.gen(function* () {
           const answer = yield* call("open channel", "/users/@me/channels", { recipient_id: recipientId })
           const channel = yield* Schema.decodeUnknown(Channel)(answer).pipe(
             Effect.mapError(() => new ChatFailure({ reason: "open channel: the answer has no channel id" }))
           )
-          yield* call("send message", `/channels/${encodeURIComponent(channel.id)}/messages`, { content })
+          // `enforce_nonce`: a message with this nonce made in the last few minutes is answered
+          // instead of a new one, so a resend after a crash does not repeat it.
+          yield* call("send message", `/channels/${encodeURIComponent(channel.id)}/messages`, {
+            content,
+            nonce,
+            enforce_nonce: true
+          })
         }).pipe(Effect.withSpan("ChatBot.send"))
     })
   })

@@ -18,6 +18,7 @@ import {
 } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { foreignKeyViolation } from "./SqlErrors.js"
 
 interface WatchRow {
   readonly id: string
@@ -140,10 +141,14 @@ export const makeAlertLog = Effect.gen(function* () {
         .withTransaction(
           Effect.gen(function* () {
             const g = alert.grade
+            // Only while the watch exists: one removed while its cell was evaluated makes no alert.
+            // (The foreign key still guards a removal that commits between this check and the
+            // insert: that refusal is caught below, the same outcome.)
             const inserted = yield* sql<{ id: string }>`
               insert into alerts (watch_id, user_id, date, kind, variable, value, unit, percentile, label, n, content, delivery, created_at)
-              values (${alert.watchId}, ${alert.userId}, ${CivilDate.format(alert.date)}::date, ${alert.kind}, ${alert.variable},
-                      ${g.value}, ${g.unit}, ${g.percentile}, ${g.label}, ${g.n}, ${alert.content}, ${delivery}, ${new Date(alert.at)})
+              select ${alert.watchId}, ${alert.userId}, ${CivilDate.format(alert.date)}::date, ${alert.kind}, ${alert.variable},
+                     ${g.value}, ${g.unit}, ${g.percentile}, ${g.label}, ${g.n}, ${alert.content}, ${delivery}, ${new Date(alert.at)}
+              where exists (select 1 from alert_watches where id = ${alert.watchId})
               on conflict (watch_id, date, kind) do nothing
               returning id`
             const created = inserted[0]
@@ -156,7 +161,11 @@ export const makeAlertLog = Effect.gen(function* () {
             return true
           })
         )
-        .pipe(Effect.orDie),
+        .pipe(
+          // The watch (or its user) removed by another transaction meanwhile: no alert, no error.
+          Effect.catchIf((e) => foreignKeyViolation(e) !== undefined, () => Effect.succeed(false)),
+          Effect.orDie
+        ),
     recent: (userId, limit) =>
       sql<AlertRow>`
         select a.id, a.watch_id, w.lat, w.lon, c.label, a.date::text as date, a.kind, a.variable, a.value, a.unit,
@@ -194,6 +203,7 @@ export const makeAlertLog = Effect.gen(function* () {
 
 interface ClaimRow {
   readonly id: string
+  readonly alert_id: string
   readonly user_id: string
   readonly content: string
   readonly attempts: number
@@ -215,11 +225,12 @@ export const makeOutbox = Effect.gen(function* () {
           order by due_at, id
           limit ${limit}
           for update skip locked))
-        returning id::text as id, user_id, content, attempts, created_at`.pipe(
+        returning id::text as id, alert_id::text as alert_id, user_id, content, attempts, created_at`.pipe(
         Effect.map((rows) =>
           rows.map(
             (r): OutboxMessage => ({
               id: r.id,
+              alertId: r.alert_id,
               userId: r.user_id as UserId,
               content: r.content,
               attempts: r.attempts,

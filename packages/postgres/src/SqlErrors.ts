@@ -27,3 +27,10 @@ export const sqlState = (error: SqlError): string | undefined => {
     ? cause.code
     : undefined
 }
+
+/** The name of the foreign key a statement violated (SQLSTATE 23503), if that is why it failed. */
+export const foreignKeyViolation = (error: SqlError): string | undefined => {
+  const cause = error.cause as PgErrorFields | null | undefined
+  if (cause === null || typeof cause !== "object" || cause.code !== "23503") return undefined
+  return typeof cause.constraint === "string" ? cause.constraint : ""
+}

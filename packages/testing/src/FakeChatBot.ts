@@ -3,7 +3,12 @@
  * `POST /users/@me/channels {"recipient_id"}` → `{"id"}` and `POST /channels/{id}/messages
  * {"content"}` → the message, both requiring `Authorization: Bot {token}`. Every call is recorded;
  * faults can be queued per call: a 429 with `retry_after` in the body (or only a `Retry-After`
- * header), a 500, or no answer at all.
+ * header), a 500, no answer at all, or the message made and then no answer (a crash or a lost
+ * answer after the provider accepted it).
+ *
+ * Like Discord, a message sent with `enforce_nonce: true` and a `nonce` that a message of this bot
+ * had within the last few minutes (`nonceWindowMs`, 5 minutes) is answered with that message, and
+ * no new one is made.
  */
 import type { IncomingMessage } from "node:http"
 import * as Effect from "effect/Effect"
@@ -13,6 +18,8 @@ export type BotFault =
   | { readonly status: 429; readonly retryAfterSeconds?: number; readonly header?: string }
   | { readonly status: 500 }
   | "hang"
+  /** The message is made (delivered), and then nothing is answered. */
+  | "accept-then-hang"
 
 export interface BotCall {
   readonly step: "channel" | "message" | "other"
@@ -29,6 +36,8 @@ export interface Delivered {
   readonly recipientId: string
   readonly content: string
   readonly at: number
+  /** The nonce it was sent with, if any. */
+  readonly nonce: string | undefined
 }
 
 export interface FakeChatBot {
@@ -37,8 +46,12 @@ export interface FakeChatBot {
   readonly apiUrl: string
   readonly token: string
   readonly calls: Array<BotCall>
-  /** Messages accepted (2xx), in order. */
+  /** Messages made, in order (a resend answered by its nonce makes none). */
   readonly delivered: Array<Delivered>
+  /** How long a nonce is remembered: Discord says "the past few minutes". */
+  nonceWindowMs: number
+  /** Called as a message is made, before it is answered (a test may kill the sender then). */
+  onMessage: ((message: Delivered) => void) | undefined
   readonly faults: { channel: Array<BotFault>; message: Array<BotFault> }
   /** Faults for one recipient's calls only, played before the shared ones. */
   readonly faultsFor: (recipientId: string) => { channel: Array<BotFault>; message: Array<BotFault> }
@@ -63,8 +76,12 @@ export const make = (token = "test-bot-token") =>
       token,
       calls: [] as Array<BotCall>,
       delivered: [] as Array<Delivered>,
-      faults: { channel: [] as Array<BotFault>, message: [] as Array<BotFault> }
+      faults: { channel: [] as Array<BotFault>, message: [] as Array<BotFault> },
+      nonceWindowMs: 5 * 60_000,
+      onMessage: undefined as ((message: Delivered) => void) | undefined
     }
+    // Messages by nonce, for `enforce_nonce`.
+    const byNonce = new Map<string, { readonly id: string; readonly at: number; readonly content: string }>()
     const channels = new Map<string, string>()
     const perRecipient = new Map<string, { channel: Array<BotFault>; message: Array<BotFault> }>()
     const faultsFor = (recipientId: string) => {
@@ -95,8 +112,10 @@ export const make = (token = "test-bot-token") =>
           call.outcome = "hang"
           return
         }
-        if (fault !== undefined && fault.status === 500) return answer(500, { message: "500: Internal Server Error" })
-        if (fault !== undefined && fault.status === 429) {
+        if (fault !== undefined && fault !== "accept-then-hang" && fault.status === 500) {
+          return answer(500, { message: "500: Internal Server Error" })
+        }
+        if (fault !== undefined && fault !== "accept-then-hang" && fault.status === 429) {
           return answer(
             429,
             fault.retryAfterSeconds === undefined
@@ -116,8 +135,23 @@ export const make = (token = "test-bot-token") =>
         if (typeof fields.content !== "string" || fields.content === "") {
           return answer(400, { message: "Cannot send an empty message", code: 50006 })
         }
-        state.delivered.push({ recipientId, content: fields.content, at: Date.now() })
-        return answer(200, { id: String(state.delivered.length), channel_id: channelMatch![1], content: fields.content })
+        const nonce = typeof fields.nonce === "string" || typeof fields.nonce === "number" ? String(fields.nonce) : undefined
+        if (nonce !== undefined && nonce.length > 25) return answer(400, { message: "Invalid Form Body", code: 50035 })
+        const earlier = nonce === undefined ? undefined : byNonce.get(nonce)
+        if (fields.enforce_nonce === true && earlier !== undefined && Date.now() - earlier.at < state.nonceWindowMs) {
+          // The message this nonce made: answered again, nothing new made.
+          return answer(200, { id: earlier.id, channel_id: channelMatch![1], content: earlier.content, nonce })
+        }
+        const message: Delivered = { recipientId, content: fields.content, at: Date.now(), nonce }
+        state.delivered.push(message)
+        const id = String(state.delivered.length)
+        if (nonce !== undefined) byNonce.set(nonce, { id, at: message.at, content: fields.content })
+        state.onMessage?.(message)
+        if (fault === "accept-then-hang") {
+          call.outcome = "hang"
+          return
+        }
+        return answer(200, { id, channel_id: channelMatch![1], content: fields.content, ...(nonce === undefined ? {} : { nonce }) })
       })
     })
     return Object.assign(state, { origin, apiUrl: `${origin}/api`, faultsFor }) as FakeChatBot

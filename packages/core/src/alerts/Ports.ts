@@ -103,6 +103,8 @@ export class AlertLog extends Context.Tag("@climate-grade/core/AlertLog")<
 /** A message claimed for sending. */
 export interface OutboxMessage {
   readonly id: string
+  /** The alert it announces (one message per alert): what its provider nonce is made from. */
+  readonly alertId: string
   readonly userId: UserId
   readonly content: string
   /** Sending attempts, this one included. */
@@ -150,8 +152,14 @@ export class ChatRateLimited extends Schema.TaggedError<ChatRateLimited>()("Chat
 /** Any other failure: a status, a network fault, a timeout, a malformed answer. */
 export class ChatFailure extends Schema.TaggedError<ChatFailure>()("ChatFailure", { reason: Schema.String }) {}
 
-/** The chat provider's bot API: a direct message to a user by their chat id. */
+/**
+ * The chat provider's bot API: a direct message to a user by their chat id. `nonce` (at most 25
+ * characters, the same on every attempt of one message) lets the provider recognise a resend:
+ * within its window it answers with the message it made, rather than making a second.
+ */
 export class ChatBot extends Context.Tag("@climate-grade/core/ChatBot")<
   ChatBot,
-  { readonly send: (recipientId: string, content: string) => Effect.Effect<void, ChatRateLimited | ChatFailure> }
+  {
+    readonly send: (recipientId: string, content: string, nonce: string) => Effect.Effect<void, ChatRateLimited | ChatFailure>
+  }
 >() {}

@@ -6,8 +6,10 @@
  * failure retried with exponential backoff for up to 24 hours, then failed.
  *
  * A message is marked sent only after the provider accepted it, and an interrupted send gives its
- * claim back; a crash between the send and the mark leaves a claim that expires, so that one
- * message may repeat but none is lost.
+ * claim back; a crash between the send and the mark leaves a claim that expires, and the message
+ * is sent again with the same nonce (`Delivery.nonce`), which the provider recognises for a few
+ * minutes: a resend within them is answered with the first message; a later one may repeat it.
+ * None is lost.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -16,7 +18,7 @@ import * as Queue from "effect/Queue"
 import { Users } from "../accounts/Ports.js"
 import { AlertSettings } from "./AlertSettings.js"
 import * as Backoff from "./Backoff.js"
-import { deliverable } from "./Delivery.js"
+import { deliverable, nonce } from "./Delivery.js"
 import { ChatBot, Outbox, type OutboxMessage } from "./Ports.js"
 
 /** The shortest wait between two looks at the outbox when nothing could be claimed. */
@@ -41,7 +43,8 @@ export const make = (wake: Queue.Dequeue<void>) =>
             return yield* Effect.logInfo(`alert message ${message.id} dropped: chat unlinked or muted; ${yield* backlog}`)
           }
           // Only the call itself can be interrupted (shutdown): its claim is then given back.
-          const sent = yield* restore(bot.send(user.value.chatId, message.content)).pipe(
+          // One nonce for every attempt: a resend after a crash is the provider's to recognise.
+          const sent = yield* restore(bot.send(user.value.chatId, message.content, nonce(message.alertId))).pipe(
             Effect.either,
             Effect.onInterrupt(() => outbox.release(message.id))
           )

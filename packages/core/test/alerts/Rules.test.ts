@@ -1,6 +1,6 @@
 /** The alert rules of CONTRACT.md §9 as properties, without IO. */
 import { describe, expect, it } from "@effect/vitest"
-import { Backoff, Cell, CivilDate, Kinds, Message, type Payloads, Qualifying, WatchRequest } from "@climate-grade/core"
+import { Backoff, Cell, CivilDate, Delivery, Kinds, Message, type Payloads, Qualifying, WatchRequest } from "@climate-grade/core"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 
@@ -167,4 +167,23 @@ describe("retries", () => {
       else expect(step).toEqual({ _tag: "Retry", at: Math.min(createdAt + elapsed + wait, createdAt + windowMs) })
     }
   )
+})
+
+describe("the message's nonce", () => {
+  it("one per alert, the same on every attempt, within the provider's 25 characters", () => {
+    const seen = new Map<string, string>()
+    FastCheck.assert(
+      FastCheck.property(FastCheck.uuid(), (alertId) => {
+        const nonce = Delivery.nonce(alertId)
+        expect(nonce).toMatch(/^[0-9a-f]{25}$/)
+        expect(Delivery.nonce(alertId)).toBe(nonce)
+        // Two alerts never share one (a shared nonce would make the provider swallow the second).
+        const other = seen.get(nonce)
+        if (other !== undefined) expect(other).toBe(alertId)
+        seen.set(nonce, alertId)
+      }),
+      { numRuns: 2_000 }
+    )
+    expect(seen.size).toBeGreaterThan(1_900)
+  })
 })
