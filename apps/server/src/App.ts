@@ -213,12 +213,13 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
           format: config.accessLog ? config.logFormat : "off",
           instance: config.instanceId,
           write: options.accessLines ?? LogLines.stdoutLine()
-        }
+        },
+        shutdownPauseMs: config.shutdownPauseMs
       })
     )
   ).pipe(
-    // Built on the server, so released before it: the log line precedes the close.
-    (serving) => Layer.provideMerge(drainLayer, serving),
+    // Built on the server, so released before it: the log line precedes the drain.
+    (serving) => Layer.provideMerge(drainLayer(config), serving),
     // Metrics on a listener of their own, when asked for (METRICS_PORT).
     Layer.merge(
       Option.match(config.metrics.port, {
@@ -236,20 +237,25 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
     Layer.provideMerge(servicesLayer(config, database))
   )
 
-/** In-flight requests get this long to finish after SIGTERM/SIGINT; what is left is then aborted. */
+/** After the listener closes, requests in flight get this long to finish; what is left is then cut. */
 export const DRAIN_SECONDS = FrontDoor.TIMEOUTS.drainMs / 1000
 
 /**
- * Says the drain has begun. Released after the app stops taking requests; the bound itself is the
- * front door's (`FrontDoor.TIMEOUTS.drainMs`): idle keep-alive connections close at once, the
- * in-flight ones are destroyed after DRAIN_SECONDS, which interrupts their fibers.
+ * Says the drain has begun. The drain itself is the front door's (`Drain`): `/health` at 503 for
+ * `SHUTDOWN_PAUSE_MS`, then the listener closed, every answer with `Connection: close`, idle
+ * connections closed, and at most DRAIN_SECONDS for what is in flight.
  */
-const drainLayer = Layer.scopedDiscard(
-  Effect.zipRight(
-    HttpServer.HttpServer,
-    Effect.addFinalizer(() => Effect.logInfo(`shutting down: in-flight requests have ${DRAIN_SECONDS} s to finish`))
+const drainLayer = (config: AppConfig) =>
+  Layer.scopedDiscard(
+    Effect.zipRight(
+      HttpServer.HttpServer,
+      Effect.addFinalizer(() =>
+        Effect.logInfo(
+          `shutting down: /health answers 503, the listener closes in ${config.shutdownPauseMs / 1000} s, then requests in flight have ${DRAIN_SECONDS} s to finish`
+        )
+      )
+    )
   )
-)
 
 /** LOG_FORMAT: `json` is one JSON object per line (warnings and errors on stderr, the rest on stdout), batched per event-loop turn. */
 export const loggerLayer = (config: AppConfig) =>

@@ -14,6 +14,12 @@ import * as Redacted from "effect/Redacted"
 export const VERSION = "0.1.0"
 
 /**
+ * Long enough for a balancer that probes `/health` every second or so to see the 503 twice;
+ * behind one that probes less often (or a Kubernetes endpoint update) set more, 0 for none.
+ */
+export const SHUTDOWN_PAUSE_MS = 2_000
+
+/**
  * A provider's settings as read, with whether they enable it (the core's rule). App.ts hands each
  * part to the one that needs it: the core gets whether it is enabled and the public client id;
  * packages/http the authorize address and the label; packages/oauth the token and userinfo
@@ -64,6 +70,8 @@ export interface AppConfig {
   readonly accessLog: boolean
   /** INSTANCE_ID, else `hostname:pid`: which process an access line came from. */
   readonly instanceId: string
+  /** After SIGTERM, how long the server keeps serving with `/health` at 503 before it stops listening. */
+  readonly shutdownPauseMs: number
   readonly alerts: AlertsConfig
 }
 
@@ -325,6 +333,11 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   instanceId: Config.string("INSTANCE_ID").pipe(
     check("Expected letters, digits and . _ : - only, at most 64", (s) => /^[A-Za-z0-9._:-]{1,64}$/.test(s)),
     Config.withDefault(`${hostname()}:${process.pid}`)
+  ),
+  shutdownPauseMs: Config.string("SHUTDOWN_PAUSE_MS").pipe(
+    check("Expected a whole number of milliseconds from 0 to 60000", (v) => /^\d{1,5}$/.test(v) && Number(v) <= 60_000),
+    Config.map(Number),
+    Config.withDefault(SHUTDOWN_PAUSE_MS)
   ),
   alerts
 }).pipe(

@@ -15,13 +15,13 @@ if (Either.isLeft(config)) {
   process.exit(1)
 }
 
-// The drain is bounded in the server (App.drainLayer); this is the backstop should closing
-// anything else (the database) hang after it.
+// The drain is bounded in the server (the pause, then DRAIN_SECONDS); this is the backstop
+// should closing anything else (the database) hang after it.
 const backstop = () => {
   setTimeout(() => {
     process.stderr.write(`${JSON.stringify({ message: "shutdown did not finish; exiting", logLevel: "ERROR" })}\n`)
     process.exit(1)
-  }, (DRAIN_SECONDS + 5) * 1000).unref()
+  }, config.right.shutdownPauseMs + (DRAIN_SECONDS + 5) * 1000).unref()
 }
 process.once("SIGTERM", backstop)
 process.once("SIGINT", backstop)

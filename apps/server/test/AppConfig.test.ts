@@ -112,4 +112,14 @@ describe("AppConfig", () => {
       expect((yield* valid({ METRICS_PUBLIC: "0" })).metrics.token).toEqual(Option.none())
       expect(yield* refusal({ METRICS_PUBLIC: "1" })).toMatch(/^Invalid configuration: METRICS_PUBLIC: No longer read: serve metrics on METRICS_PORT/)
     }))
+
+  it.effect("SHUTDOWN_PAUSE_MS is whole milliseconds from 0 to 60000, default 2000", () =>
+    Effect.gen(function* () {
+      expect((yield* valid({})).shutdownPauseMs).toBe(2_000)
+      expect((yield* valid({ SHUTDOWN_PAUSE_MS: "0" })).shutdownPauseMs).toBe(0)
+      expect((yield* valid({ SHUTDOWN_PAUSE_MS: "60000" })).shutdownPauseMs).toBe(60_000)
+      for (const bad of ["60001", "-1", "1.5", "2s", ""]) {
+        expect([bad, yield* refusal({ SHUTDOWN_PAUSE_MS: bad })]).toEqual([bad, expect.stringMatching(/^Invalid configuration: SHUTDOWN_PAUSE_MS: /)])
+      }
+    }))
 })

@@ -4,7 +4,7 @@
  * line, start-up failures as one line and exit 1, and SIGTERM draining at most 10 s.
  */
 import { request } from "node:http"
-import { createServer, type AddressInfo } from "node:net"
+import { connect, createServer, type AddressInfo, type Socket } from "node:net"
 import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -134,8 +134,74 @@ describe("start-up failures are one line and exit 1", () => {
   }, 200_000)
 })
 
+interface RawAnswer {
+  readonly status: number
+  readonly connection: string | undefined
+  readonly body: string
+}
+
+/**
+ * One HTTP/1.1 connection on a raw socket, to see what a balancer sees: each answer's
+ * `Connection` header, and whether the connection ends cleanly (FIN) or is reset.
+ */
+class RawConnection {
+  readonly answers: Array<RawAnswer> = []
+  readonly errors: Array<string> = []
+  endedAt = 0
+  readonly ended: Promise<void>
+  private buffer = Buffer.alloc(0)
+  private waiting: ((answer: RawAnswer) => void) | undefined
+
+  private constructor(private readonly socket: Socket) {
+    socket.on("data", (chunk: Buffer) => {
+      this.buffer = Buffer.concat([this.buffer, chunk])
+      this.parse()
+    })
+    socket.on("error", (e: NodeJS.ErrnoException) => this.errors.push(e.code ?? e.message))
+    this.ended = new Promise((done) =>
+      socket.on("close", () => {
+        this.endedAt = performance.now()
+        done()
+      })
+    )
+  }
+
+  static open(port: number): Promise<RawConnection> {
+    return new Promise((done, fail) => {
+      const socket = connect(port, "127.0.0.1", () => done(new RawConnection(socket)))
+      socket.once("error", fail)
+    })
+  }
+
+  get(path: string): Promise<RawAnswer> {
+    return new Promise((done) => {
+      this.waiting = done
+      this.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)
+    })
+  }
+
+  private parse() {
+    const end = this.buffer.indexOf("\r\n\r\n")
+    if (end < 0) return
+    const head = this.buffer.subarray(0, end).toString("latin1").split("\r\n")
+    const headers = new Map(head.slice(1).map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]))
+    const length = Number(headers.get("content-length") ?? "0")
+    if (this.buffer.length < end + 4 + length) return
+    const answer = {
+      status: Number(head[0]!.split(" ")[1]),
+      connection: headers.get("connection"),
+      body: this.buffer.subarray(end + 4, end + 4 + length).toString()
+    }
+    this.buffer = this.buffer.subarray(end + 4 + length)
+    this.answers.push(answer)
+    const waiting = this.waiting
+    this.waiting = undefined
+    waiting?.(answer)
+  }
+}
+
 describe("SIGTERM", () => {
-  it("stops accepting, lets in-flight requests finish, aborts what is left after 10 s, and exits", async () => {
+  it("without a pause: stops accepting, lets in-flight requests finish, aborts what is left after 10 s, and exits", async () => {
     const scope = Effect.runSync(Scope.make())
     try {
       const weather = await Effect.runPromise(Scope.extend(FakeOpenMeteo.make, scope))
@@ -143,7 +209,8 @@ describe("SIGTERM", () => {
       const server = await startServer({
         DATABASE_URL: "memory://",
         ...FakeEnv.upstreams(weather, geocoder),
-        HISTORY_START: "2020-01-01"
+        HISTORY_START: "2020-01-01",
+        SHUTDOWN_PAUSE_MS: "0"
       })
       const get = (path: string) =>
         new Promise<{ status: number; at: number } | { error: string; at: number }>((done) => {
@@ -178,12 +245,74 @@ describe("SIGTERM", () => {
       // Not the 504 the archive's timeout would give at 30 s: the connection is cut at 10 s.
       expect(aborted).toMatchObject({ error: expect.stringMatching(/ECONNRESET|socket hang up/) })
       expect(aborted.at - signalled).toBeGreaterThan(9_000)
-      expect(await server.exited).toBe(0)
+      expect(await server.exited, server.output().slice(-3000)).toBe(0)
       const exitedAfter = performance.now() - signalled
       console.log(`SIGTERM: slow request done ${(finished.at - signalled).toFixed(0)} ms after, stuck one cut at ${(aborted.at - signalled).toFixed(0)} ms, exit at ${exitedAfter.toFixed(0)} ms`)
       expect(exitedAfter).toBeLessThan(20_000)
       const log = everyLineIsJson(server.stdout() + server.stderr())
       expect(log.some((l) => /shutting down/.test(String(l.message)))).toBe(true)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }, 120_000)
+
+  it("loses nothing: /health 503 through the pause, then every request in flight or arriving on a kept-alive connection answered with Connection: close, idle ones closed cleanly, none reset", async () => {
+    const scope = Effect.runSync(Scope.make())
+    try {
+      const weather = await Effect.runPromise(Scope.extend(FakeOpenMeteo.make, scope))
+      const geocoder = await Effect.runPromise(Scope.extend(FakeNominatim.make, scope))
+      const server = await startServer({
+        DATABASE_URL: "memory://",
+        ...FakeEnv.upstreams(weather, geocoder),
+        HISTORY_START: "2020-01-01",
+        SHUTDOWN_PAUSE_MS: "1500"
+      })
+      // A cell held before the signal, so that answers during the drain are quick.
+      expect((await fetch(`http://127.0.0.1:${server.port}/api/v2/grade?lat=30&lon=30`)).status).toBe(200)
+      const [inFlight, reusedInPause, reusedAfter, idle] = await Promise.all([0, 1, 2, 3].map(() => RawConnection.open(server.port)))
+      // Every connection has served one request and is kept alive.
+      for (const c of [inFlight!, reusedInPause!, reusedAfter!, idle!]) {
+        expect(await c.get("/api/v2/grade?lat=30&lon=30")).toMatchObject({ status: 200, connection: "keep-alive" })
+      }
+      // A cold cell whose history takes 4 s: still being worked on when the listener closes.
+      weather.delayMs = 4_000
+      const slow = inFlight!.get("/api/v2/grade?lat=40&lon=40")
+      while (weather.requests.archive.length < 2) await new Promise((r) => setTimeout(r, 20))
+
+      const signalled = performance.now()
+      server.child.kill("SIGTERM")
+      await new Promise((r) => setTimeout(r, 300))
+      // The pause: still listening, /health says 503 so a balancer stops sending; other answers as usual.
+      const health = await fetch(`http://127.0.0.1:${server.port}/api/v2/health`)
+      expect(health.status).toBe(503)
+      expect(await health.json()).toEqual({ detail: "This instance is shutting down; another one will answer." })
+      expect(await reusedInPause!.get("/api/v2/grade?lat=30&lon=30")).toMatchObject({ status: 200 })
+
+      // The listener closes at the end of the pause.
+      let refusedAt = 0
+      while (refusedAt === 0 && performance.now() - signalled < 10_000) {
+        const outcome = await fetch(`http://127.0.0.1:${server.port}/api/v2/health`).then(
+          (r) => String(r.status),
+          (e: Error & { cause?: { code?: string } }) => e.cause?.code ?? e.message
+        )
+        if (outcome === "ECONNREFUSED") refusedAt = performance.now()
+        else await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(refusedAt - signalled).toBeGreaterThan(1_400)
+      // A request on a connection kept alive since before the signal: answered, and the connection ends after it.
+      expect(await reusedAfter!.get("/api/v2/grade?lat=30&lon=30")).toMatchObject({ status: 200, connection: "close" })
+      expect(await slow).toMatchObject({ status: 200, connection: "close" })
+      for (const c of [inFlight!, reusedAfter!, idle!, reusedInPause!]) await c.ended
+      expect(await server.exited, server.output().slice(-3000)).toBe(0)
+      const connections = { inFlight, reusedInPause, reusedAfter, idle }
+      console.log(
+        `SIGTERM with a pause: listener closed ${(refusedAt - signalled).toFixed(0)} ms after; ` +
+          Object.entries(connections)
+            .map(([name, c]) => `${name}: ${c!.answers.length} answers, ended cleanly at ${(c!.endedAt - signalled).toFixed(0)} ms`)
+            .join("; ")
+      )
+      for (const c of Object.values(connections)) expect(c!.errors).toEqual([])
+      expect(performance.now() - signalled).toBeLessThan(15_000)
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }

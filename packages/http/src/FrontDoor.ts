@@ -14,6 +14,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as AccessLog from "./AccessLog.js"
+import * as Drain from "./Drain.js"
 import * as HttpMetrics from "./HttpMetrics.js"
 import * as RequestBody from "./RequestBody.js"
 import * as RequestId from "./RequestId.js"
@@ -57,6 +58,8 @@ export interface FrontDoorOptions {
   readonly port: number
   readonly host: string
   readonly timeouts?: Timeouts
+  /** What SIGTERM does (`Drain`): the flag `/health` reads, and the pause before the listener closes. */
+  readonly shutdown?: { readonly draining: Drain.Draining["Type"]; readonly pauseMs: number }
 }
 
 const json = (res: ServerResponse, status: number, detail: string, extra: Record<string, string> = {}) => {
@@ -234,16 +237,12 @@ export const make = <E, R>(
     const log = options.accessLog === undefined ? () => {} : AccessLog.writer(options.accessLog)
     const appHandler = yield* NodeHttpServer.makeHandler(app)
     const server = makeServer(options, appHandler, log)
+    const open = Drain.connections(server)
     const http = yield* Effect.orDie(NodeHttpServer.make(() => server, { port: options.port, host: options.host }))
-    // Runs before the platform's own finalizer, which closes the server and waits for every
-    // connection: idle ones close at once, the rest get `drainMs` to finish.
-    const drainMs = (options.timeouts ?? TIMEOUTS).drainMs
-    yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        server.closeIdleConnections()
-        setTimeout(() => server.closeAllConnections(), drainMs).unref()
-      })
-    )
+    // Runs before the platform's own finalizer, which then finds the listener closed.
+    const times = { pauseMs: options.shutdown?.pauseMs ?? 0, drainMs: (options.timeouts ?? TIMEOUTS).drainMs }
+    const draining = options.shutdown?.draining ?? Drain.makeDraining()
+    yield* Effect.addFinalizer(() => Drain.drain(server, open, draining, times))
     return http
   })
 

@@ -15,6 +15,7 @@ import * as Compression from "./Compression.js"
 import * as CrossSite from "./CrossSite.js"
 import * as DataHttp from "./DataHttp.js"
 import * as DecodeErrors from "./DecodeErrors.js"
+import * as Drain from "./Drain.js"
 import * as FrontDoor from "./FrontDoor.js"
 import { HttpSettings, type ProviderPage } from "./HttpSettings.js"
 import * as MetricsRoute from "./MetricsRoute.js"
@@ -52,6 +53,8 @@ export interface ServeOptions {
   readonly timeouts?: FrontDoor.Timeouts
   /** The access log's format, instance name and line sink; none without it. */
   readonly accessLog?: AccessLog.Options
+  /** After SIGTERM, how long the server keeps serving (`/health` at 503) before its listener closes; 0 by default. */
+  readonly shutdownPauseMs?: number
 }
 
 /**
@@ -64,12 +67,12 @@ export const serve = (options: ServeOptions) =>
   Layer.scoped(
     HttpServer.HttpServer,
     Effect.flatMap(
-      Effect.all([HttpApiBuilder.httpApp, PlacePage.make({
+      Effect.all([HttpApiBuilder.httpApp, Drain.Draining, PlacePage.make({
         basePath: options.basePath,
         publicOrigin: options.publicOrigin,
         trustedProxyHops: options.trustedProxyHops
       })]),
-      ([app, placePage]) =>
+      ([app, draining, placePage]) =>
       FrontDoor.make(
         app.pipe(
           normalizeErrors,
@@ -89,7 +92,8 @@ export const serve = (options: ServeOptions) =>
           ...(options.accessLog === undefined ? {} : { accessLog: options.accessLog }),
           port: options.port,
           host: options.host,
-          ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts })
+          ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
+          shutdown: { draining, pauseMs: options.shutdownPauseMs ?? 0 }
         }
       )
     )
@@ -110,5 +114,7 @@ export const serve = (options: ServeOptions) =>
       })
     ),
     Layer.provide(Layer.succeed(ResponseIndex.ResponseIndex, options.responses)),
+    // One flag for the front door's drain and `/health`.
+    Layer.provide(Drain.layer),
     Layer.provide(FrontDoor.platformLayer)
   )

@@ -4,11 +4,13 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
+import { Draining } from "./Drain.js"
 import { ServiceUnavailable } from "./Errors.js"
 
 export const layer = HttpApiBuilder.group(Api, "system", (handlers) =>
   Effect.gen(function* () {
     const db = yield* DatabaseHealth
+    const drain = yield* Draining
     // The alert outbox's backlog, shown when messages are being delivered (CONTRACT.md §9).
     const settings = yield* Effect.serviceOption(AlertSettings)
     const outbox = Option.filter(yield* Effect.serviceOption(Outbox), () =>
@@ -31,8 +33,10 @@ export const layer = HttpApiBuilder.group(Api, "system", (handlers) =>
     })
     // A damaged table is said once per reason, not on every probe.
     let lastFault: string | undefined
+    const shuttingDown = new ServiceUnavailable({ detail: "This instance is shutting down; another one will answer." })
     return handlers.handle("health", () =>
-      Effect.flatMap(db.check, (status) => {
+      // Said before the database is asked: a balancer probing here should stop sending at once.
+      drain.isDraining() ? Effect.fail(shuttingDown) : Effect.flatMap(db.check, (status) => {
         if (status._tag === "Ok") {
           lastFault = undefined
           return Effect.map(backlog, (extra) => ({ status: "ok" as const, ...extra }))

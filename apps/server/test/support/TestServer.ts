@@ -52,9 +52,10 @@ export const testServerLayer = (
 ) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
+      // No balancer probes a test's server: it stops listening at once when closed.
       const config = yield* AppConfig.appConfig.pipe(
         Effect.withConfigProvider(
-          ConfigProvider.fromJson({ PORT: "0", AUTH_SECRET: "t".repeat(40), METRICS_TOKEN: "m".repeat(24), ...env })
+          ConfigProvider.fromJson({ PORT: "0", AUTH_SECRET: "t".repeat(40), METRICS_TOKEN: "m".repeat(24), SHUTDOWN_PAUSE_MS: "0", ...env })
         ),
         Effect.orDie
       )
