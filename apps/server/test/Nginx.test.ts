@@ -1,0 +1,345 @@
+/**
+ * The deployment of docs/deploy.md, run: three built instances on one PostgreSQL behind Debian's
+ * nginx, which includes the repository's own `deploy/nginx/climate-grade-proxy.conf` (the test
+ * writes only the parts that name its ports and temporary paths; no TLS). nginx runs as an
+ * unprivileged process (as `nobody` when the suite runs as root) on loopback ports, its prefix,
+ * pid and logs in a temporary directory. PostgreSQL-only: skipped without DATABASE_URL.
+ *
+ * Shown through the proxy: sign-in (the redirect URI from the forwarded host and scheme), ETag/304
+ * and gzip intact, the sign-in throttle keyed on the real client address (clients on 127.0.0.5
+ * and 127.0.0.6), one alert sent once across the three, no failed GET while an instance is
+ * killed with SIGKILL, and no failed request of any kind (POSTs included) across a rolling
+ * restart (SIGTERM one at a time, each started again). Counts are printed.
+ */
+import { execFileSync, spawn, spawnSync } from "node:child_process"
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { Agent, request } from "node:http"
+import { join, resolve } from "node:path"
+import { gunzipSync } from "node:zlib"
+import { CivilDate, Cell } from "@climate-grade/core"
+import { Browser, FakeChatBot, FakeChatProvider, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as BuiltServer from "./support/BuiltServer.js"
+
+const admin = process.env.DATABASE_URL
+const onPostgres = admin?.startsWith("postgres") === true
+const nginxBinary = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((path) => existsSync(path))
+const repository = resolve(BuiltServer.root, "..", "..")
+
+if (!onPostgres) console.warn("Nginx.test: skipped, it needs DATABASE_URL (postgres://…): three instances share one PostgreSQL")
+if (onPostgres && nginxBinary === undefined && process.env.CI === "true") throw new Error("nginx is not installed; .ci/run installs it")
+
+const left = BuiltServer.leftovers("cg-nginx-")
+let database: string | undefined
+
+beforeAll(() => {
+  if (onPostgres && nginxBinary !== undefined) BuiltServer.build()
+}, 60_000)
+afterAll(() => {
+  left.cleanup()
+  if (database !== undefined) execFileSync("psql", [admin!, "-qc", `drop database if exists ${database} with (force)`])
+})
+
+interface Outcome {
+  readonly status: number
+  readonly headers: Record<string, string | Array<string> | undefined>
+  readonly body: Buffer
+}
+
+/** One request through node:http (it sends the Host given, and can leave from another loopback address). */
+const send = (
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; agent?: Agent; localAddress?: string } = {}
+) =>
+  new Promise<Outcome>((done, fail) => {
+    const req = request(
+      url,
+      {
+        method: options.method ?? "GET",
+        headers: options.headers ?? {},
+        ...(options.agent === undefined ? { agent: false } : { agent: options.agent }),
+        ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress })
+      },
+      (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c: Buffer) => chunks.push(c))
+        res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }))
+        res.on("error", fail)
+      }
+    )
+    req.setTimeout(30_000, () => req.destroy(new Error("timeout")))
+    req.on("error", fail)
+    req.end(options.body)
+  })
+
+/** A temporary directory nginx (perhaps as `nobody`) can read and write. */
+const nginxDirectory = () => {
+  const dir = left.tempDir()
+  for (const sub of ["logs", "tmp"]) mkdirSync(join(dir, sub))
+  if (process.getuid?.() === 0) for (const path of [dir, join(dir, "logs"), join(dir, "tmp")]) chmodSync(path, 0o777)
+  return dir
+}
+
+/** nginx on a loopback port, before the given instances, with the repository's proxy settings. */
+const startNginx = async (ports: ReadonlyArray<number>) => {
+  const dir = nginxDirectory()
+  const port = await BuiltServer.freePort()
+  // The snippet as the repository ships it, copied so that an unprivileged nginx can read it.
+  writeFileSync(join(dir, "climate-grade-proxy.conf"), readFileSync(join(repository, "deploy/nginx/climate-grade-proxy.conf")))
+  writeFileSync(
+    join(dir, "nginx.conf"),
+    `worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/logs/error.log info;
+events { worker_connections 4096; }
+http {
+  access_log ${dir}/logs/access.log;
+  client_body_temp_path ${dir}/tmp/body;
+  proxy_temp_path ${dir}/tmp/proxy;
+  fastcgi_temp_path ${dir}/tmp/fastcgi;
+  uwsgi_temp_path ${dir}/tmp/uwsgi;
+  scgi_temp_path ${dir}/tmp/scgi;
+  upstream climate_grade {
+${ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join("\n")}
+    keepalive 32;
+    keepalive_timeout 60s;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    include ${dir}/climate-grade-proxy.conf;
+  }
+}
+`
+  )
+  for (const file of ["nginx.conf", "climate-grade-proxy.conf"]) chmodSync(join(dir, file), 0o644)
+  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+  const child = spawn(nginxBinary!, ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "logs/error.log")], {
+    stdio: ["ignore", "pipe", "pipe"],
+    ...asNobody
+  })
+  let output = ""
+  child.stdout!.on("data", (d: Buffer) => (output += d))
+  child.stderr!.on("data", (d: Buffer) => (output += d))
+  left.track({ child })
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`nginx exited ${child.exitCode}: ${output}`)
+    const up = await send(`http://127.0.0.1:${port}/api/v2/health`).then(
+      (r) => r.status,
+      () => 0
+    )
+    if (up === 200) break
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { port, child, errorLog: () => readFileSync(join(dir, "logs/error.log"), "utf8") }
+}
+
+/**
+ * Requests in a loop from `workers` callers until `stop()`: GETs of a held place, and (with
+ * `posts`) every third request a POST /auth/logout, which answers 204 however often it is sent.
+ */
+const load = (origin: string, workers: number, posts: boolean, gets: ReadonlyArray<string>) => {
+  const agent = new Agent({ keepAlive: true, maxSockets: workers })
+  const counts = { get: 0, post: 0, failedGet: 0, failedPost: 0 }
+  const failures: Array<string> = []
+  let running = true
+  const worker = async (w: number) => {
+    for (let i = 0; running; i++) {
+      const post = posts && (i + w) % 3 === 0
+      try {
+        const answer = post
+          ? await send(`${origin}/api/v2/auth/logout`, { method: "POST", agent })
+          : await send(`${origin}${gets[i % gets.length]!}`, { agent })
+        const ok = post ? answer.status === 204 : answer.status === 200
+        if (post) counts.post++
+        else counts.get++
+        if (!ok) {
+          if (post) counts.failedPost++
+          else counts.failedGet++
+          failures.push(`${post ? "POST" : "GET"} ${answer.status} ${answer.body.toString().slice(0, 120)}`)
+        }
+      } catch (e) {
+        if (post) counts.failedPost++
+        else counts.failedGet++
+        failures.push(`${post ? "POST" : "GET"} ${(e as Error).message}`)
+      }
+    }
+  }
+  const all = Promise.all(Array.from({ length: workers }, (_, w) => worker(w)))
+  return {
+    counts,
+    failures,
+    stop: async () => {
+      running = false
+      await all
+      agent.destroy()
+      return counts
+    }
+  }
+}
+
+describe.runIf(onPostgres && nginxBinary !== undefined)("three instances behind nginx (deploy/nginx)", () => {
+  it("sign-in, 304 and gzip through the proxy, limits per real client, one alert, no request lost to kill -9 or a rolling restart", async () => {
+    const scope = Effect.runSync(Scope.make())
+    try {
+      const weather = await Effect.runPromise(Scope.extend(FakeOpenMeteo.make, scope))
+      const geocoder = await Effect.runPromise(Scope.extend(FakeNominatim.make, scope))
+      const chat = await Effect.runPromise(Scope.extend(FakeChatProvider.make(), scope))
+      const bot = await Effect.runPromise(Scope.extend(FakeChatBot.make(), scope))
+      database = `cg_nginx_${process.pid}_${Date.now()}`
+      execFileSync("psql", [admin!, "-qc", `create database ${database}`])
+      const url = new URL(admin!)
+      url.pathname = `/${database}`
+
+      // The watched place: record heat tomorrow, whatever its normal.
+      const hot = Cell.fromCoordinates(47.5, 8.5)
+      weather.forecastOverride = (lat, lon, day) => {
+        if (Math.abs(lat - hot.lat) > 1e-9 || Math.abs(lon - hot.lon) > 1e-9) return undefined
+        const today = CivilDate.todayIn(weather.now(), weather.timezone)
+        const normal = FakeOpenMeteo.weather(lat, lon, day)
+        return day === today + 1 ? { tmax: Math.round((normal.tmax + 16) * 10) / 10 } : undefined
+      }
+
+      const ports = await Promise.all([0, 1, 2].map(() => BuiltServer.freePort()))
+      const env = {
+        DATABASE_URL: url.href,
+        AUTH_SECRET: "a secret shared by the three instances, long enough",
+        TRUSTED_PROXY_HOPS: "1",
+        SHUTDOWN_PAUSE_MS: "1000",
+        HISTORY_START: "2015-01-01",
+        LOGIN_ADDRESS_FAILURES: "3",
+        ...FakeEnv.upstreams(weather, geocoder),
+        ...FakeEnv.provider("CHAT", chat),
+        CHAT_BOT_TOKEN: bot.token,
+        CHAT_API_URL: bot.apiUrl,
+        ALERT_EVALUATE_EVERY_MS: "1000",
+        ALERT_POLL_MS: "200"
+      }
+      const instances: Array<BuiltServer.Running> = []
+      const startInstance = async (i: number) => {
+        const logFile = join(left.tempDir(), "server.log")
+        instances[i] = left.track(await BuiltServer.start({ ...env, PORT: String(ports[i]) }, { logFile, timeoutMs: 120_000 }))
+      }
+      // One first (it migrates), then the other two.
+      await startInstance(0)
+      await Promise.all([startInstance(1), startInstance(2)])
+      const nginx = await startNginx(ports)
+      const origin = `http://127.0.0.1:${nginx.port}`
+
+      // Sign-in through the proxy: the redirect URI names the proxy's host and port (Host passed
+      // whole), and its scheme is what nginx says, not what the client claims.
+      chat.profile = { id: "nginx-user", username: "n", global_name: "N", email: "nginx@example.org", verified: true }
+      const browser = new Browser()
+      const start = await browser.fetch(`${origin}/api/v2/oauth/chat/login/start`, { headers: { "x-forwarded-proto": "https" } })
+      expect(start.status).toBe(303)
+      const redirectUri = new URL(start.headers.get("location")!).searchParams.get("redirect_uri")
+      expect(redirectUri).toBe(`${origin}/api/v2/chat/link/callback`)
+      const signedIn = await browser.follow(start.headers.get("location")!, { stop: (u) => u.pathname === "/alerts" })
+      expect(new URL(signedIn.url).searchParams.get("oauth")).toBe("created")
+      const me = await browser.fetch(`${origin}/api/v2/users/me`)
+      expect(((await me.json()) as { chat_id: string }).chat_id).toBe("nginx-user")
+
+      // ETag/304 and gzip through nginx, whichever instance answers.
+      const place = "/api/v2/cell?lat=40.1&lon=-3.7"
+      const first = await send(`${origin}${place}`, { headers: { "accept-encoding": "gzip" } })
+      expect(first.status).toBe(200)
+      expect(first.headers["content-encoding"]).toBe("gzip")
+      expect(JSON.parse(gunzipSync(first.body).toString())).toHaveProperty("calendar")
+      const etag = String(first.headers.etag)
+      expect(etag).toMatch(/^W\/"/)
+      for (let i = 0; i < 6; i++) {
+        const again = await send(`${origin}${place}`, { headers: { "accept-encoding": "gzip", "if-none-match": etag } })
+        expect([again.status, again.body.length, again.headers.etag]).toEqual([304, 0, etag])
+      }
+
+      // The throttle counts the client nginx saw, not nginx: 127.0.0.5 is refused after three
+      // failures (on any instance: the count is in the database), 127.0.0.6 is not.
+      const badLogin = (from: string, n: number) =>
+        send(`${origin}/api/v2/auth/login`, {
+          method: "POST",
+          localAddress: from,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ email: `nobody-${n}@example.org`, password: "wrong password" })
+        })
+      const fromFive = []
+      for (let n = 0; n < 4; n++) fromFive.push((await badLogin("127.0.0.5", n)).status)
+      expect(fromFive).toEqual([400, 400, 400, 429])
+      expect((await badLogin("127.0.0.6", 9)).status).toBe(400)
+
+      // An alert, sent once though three instances evaluate the watch every second.
+      const dm = await browser.fetch(`${origin}/api/v2/chat/dm`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ enabled: true })
+      })
+      expect(dm.status).toBe(200)
+      const watch = await browser.fetch(`${origin}/api/v2/alerts/watches`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ lat: hot.lat, lon: hot.lon, kinds: ["heat"] })
+      })
+      expect(watch.status).toBe(201)
+      const alertDeadline = Date.now() + 60_000
+      while (bot.delivered.length === 0 && Date.now() < alertDeadline) await new Promise((r) => setTimeout(r, 200))
+      // Several more passes on every instance.
+      await new Promise((r) => setTimeout(r, 4_000))
+      expect(bot.delivered.map((d) => d.recipientId)).toEqual(["nginx-user"])
+
+      // GETs while one instance is killed outright: nginx retries each on another.
+      const gets = ["/api/v2/grade?lat=40.1&lon=-3.7", place, "/api/v2/calendar?lat=40.1&lon=-3.7"]
+      const killLoad = load(origin, 8, false, gets)
+      await new Promise((r) => setTimeout(r, 2_000))
+      instances[1]!.child.kill("SIGKILL")
+      await instances[1]!.exited
+      await new Promise((r) => setTimeout(r, 3_000))
+      const killed = await killLoad.stop()
+      await startInstance(1)
+
+      // A rolling restart under GETs and POSTs: each instance stopped with SIGTERM, started again,
+      // and answering before the next one stops.
+      const logBeforeRoll = nginx.errorLog().length
+      const rollLoad = load(origin, 8, true, gets)
+      await new Promise((r) => setTimeout(r, 1_000))
+      for (const i of [0, 1, 2]) {
+        instances[i]!.child.kill("SIGTERM")
+        expect(await instances[i]!.exited).toBe(0)
+        await startInstance(i)
+        await new Promise((r) => setTimeout(r, 1_000))
+      }
+      const rolled = await rollLoad.stop()
+
+      const retried = (text: string) => (text.match(/while reading response header from upstream|while connecting to upstream/g) ?? []).length
+      console.log(
+        `nginx: kill -9 of one instance under GET load: ${killed.get} GETs, ${killed.failedGet} failed ` +
+          `(nginx passed ${retried(nginx.errorLog().slice(0, logBeforeRoll))} on to another instance); ` +
+          `rolling restart (SIGTERM, 3 instances): ${rolled.get} GETs, ${rolled.failedGet} failed, ` +
+          `${rolled.post} POSTs, ${rolled.failedPost} failed (nginx passed ${retried(nginx.errorLog().slice(logBeforeRoll))} on, ` +
+          `refused connections only); alert messages sent: ${bot.delivered.length}`
+      )
+      expect(killLoad.failures).toEqual([])
+      expect(rollLoad.failures).toEqual([])
+      expect(killed.get).toBeGreaterThan(100)
+      expect(rolled.post).toBeGreaterThan(50)
+      // The kill reset connections (nginx retried those GETs); the rolling restart reset none.
+      const rollLog = nginx.errorLog().slice(logBeforeRoll)
+      expect(rollLog).not.toMatch(/reset by peer|prematurely closed/)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }, 300_000)
+})
+
+describe.runIf(existsSync("/usr/bin/systemd-analyze"))("deploy/systemd", () => {
+  it("the unit has no key or value systemd does not know (systemd-analyze verify)", () => {
+    const dir = left.tempDir()
+    writeFileSync(join(dir, "climate-grade@.service"), readFileSync(join(repository, "deploy/systemd/climate-grade@.service")))
+    symlinkSync("climate-grade@.service", join(dir, "climate-grade@8081.service"))
+    const result = spawnSync("systemd-analyze", ["verify", join(dir, "climate-grade@8081.service")], { encoding: "utf8" })
+    // It says what it ignores on stderr and still exits 0.
+    expect([result.status, result.stderr]).toEqual([0, ""])
+  })
+})
