@@ -61,8 +61,10 @@ for (const backend of backends) {
           const response = yield* login(server, "person@example.org", "correct horse")
           expect(response.status).toBe(204)
           expect(yield* Effect.promise(() => response.text())).toBe("")
-          const cookie = response.headers.get("set-cookie") ?? ""
-          expect(cookie).toMatch(/^session=[A-Za-z0-9_-]{43}; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/)
+          // The session cookie comes first; a browser's known_device cookie (the login throttle's) follows it.
+          const cookies = response.headers.getSetCookie()
+          expect(cookies[0]).toMatch(/^session=[A-Za-z0-9_-]{43}; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/)
+          expect(cookies.slice(1).every((c) => c.startsWith("known_device="))).toBe(true)
           const token = sessionToken(response)!
 
           const viaCookie = yield* http(server.url("/api/v2/users/me"), { headers: { cookie: `session=${token}` } })
