@@ -333,6 +333,36 @@ describe.runIf(onPostgres && nginxBinary !== undefined)("three instances behind 
   }, 300_000)
 })
 
+describe.runIf(nginxBinary !== undefined && existsSync("/usr/bin/openssl"))("deploy/nginx/climate-grade.conf", () => {
+  it("passes nginx -t as shipped, with a throwaway certificate, loopback ports and paths of the test's own", async () => {
+    const dir = nginxDirectory()
+    // nginx -t binds the listen addresses: ports an unprivileged process may take.
+    const [http, https] = [await BuiltServer.freePort(), await BuiltServer.freePort()]
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=grades.example.org",
+      "-keyout", join(dir, "privkey.pem"), "-out", join(dir, "fullchain.pem")], { stdio: "ignore" })
+    const site = readFileSync(join(repository, "deploy/nginx/climate-grade.conf"), "utf8")
+      .replaceAll("/etc/letsencrypt/live/grades.example.org/", `${dir}/`)
+      .replaceAll("/etc/nginx/snippets/climate-grade-proxy.conf", join(dir, "climate-grade-proxy.conf"))
+      .replaceAll("/var/log/nginx/", `${dir}/logs/`)
+      .replace(/^\s*listen \[::\]:.*$/gm, "")
+      .replace(/listen 80\b/g, `listen 127.0.0.1:${http}`)
+      .replace(/listen 443\b/g, `listen 127.0.0.1:${https}`)
+    writeFileSync(join(dir, "site.conf"), site)
+    writeFileSync(join(dir, "climate-grade-proxy.conf"), readFileSync(join(repository, "deploy/nginx/climate-grade-proxy.conf")))
+    writeFileSync(
+      join(dir, "nginx.conf"),
+      `pid ${dir}/nginx.pid;\nerror_log ${dir}/logs/error.log;\nevents {}\nhttp {\n  access_log off;\n  proxy_temp_path ${dir}/tmp/proxy;\n  client_body_temp_path ${dir}/tmp/body;\n  fastcgi_temp_path ${dir}/tmp/fastcgi;\n  uwsgi_temp_path ${dir}/tmp/uwsgi;\n  scgi_temp_path ${dir}/tmp/scgi;\n  include ${dir}/site.conf;\n}\n`
+    )
+    for (const file of ["site.conf", "climate-grade-proxy.conf", "nginx.conf", "privkey.pem", "fullchain.pem"]) chmodSync(join(dir, file), 0o644)
+    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+    const result = spawnSync(nginxBinary!, ["-t", "-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "logs/error.log")], {
+      encoding: "utf8",
+      ...asNobody
+    })
+    expect([result.status, result.stderr]).toEqual([0, expect.stringMatching(/test is successful/)])
+  })
+})
+
 describe.runIf(existsSync("/usr/bin/systemd-analyze"))("deploy/systemd", () => {
   it("the unit has no key or value systemd does not know (systemd-analyze verify)", () => {
     const dir = left.tempDir()
