@@ -1,7 +1,7 @@
 /**
  * Fair use of the upstreams over real HTTP, with fake Open-Meteo and Nominatim servers, on PGlite
- * and PostgreSQL: the daily cost-unit budget, the per-client limit on new cells, and a slow
- * geocoder that never holds a view.
+ * and PostgreSQL: the daily cost-unit budget, the per-client limit on new cells, the geocoder's
+ * turns between clients, and a slow geocoder that never holds a view.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
 import { UpstreamBudget } from "@climate-grade/core"
@@ -11,6 +11,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import { appConfig, describeConfigError } from "../src/AppConfig.js"
@@ -125,6 +126,51 @@ for (const backend of backends) {
           expect(held.map((a) => a.status)).toEqual([200, 200, 200, 200, 200])
           // The refused one loads once asked again.
           expect((yield* get("/api/v2/cell?lat=32&lon=32", "10.1.0.1")).status).toBe(200)
+        }))
+
+      it.effect("one client's thirty searches at once: its bound queues, the rest are 429; another client's search and a new cell's label go before its queue", () =>
+        Effect.gen(function* () {
+          const { geocoder } = yield* Upstreams
+          // Each call takes a second, and a second passes between calls.
+          geocoder.delayMs = 1_000
+          const before = geocoder.requests.length
+          let answered = 0
+          const burst = yield* Effect.fork(
+            Effect.all(
+              Array.from({ length: 30 }, (_, i) => Effect.tap(get(`/api/v2/places?q=burst+${i}`, "10.40.0.1"), () => Effect.sync(() => void answered++))),
+              { concurrency: "unbounded" }
+            )
+          )
+          // The refusals are at once (within ten seconds however loaded the machine, where thirty
+          // searches in turn would take a minute); the three queued wait their turns.
+          yield* Effect.promise(async () => {
+            const start = Date.now()
+            while (answered < 20 && Date.now() - start < 10_000) await new Promise((resolve) => setTimeout(resolve, 20))
+          })
+          expect(answered).toBeGreaterThanOrEqual(20)
+          const other = yield* Effect.fork(get("/api/v2/places?q=elsewhere", "10.40.0.2"))
+          const fresh = yield* Effect.fork(get("/api/v2/grade?lat=-40&lon=-40", "10.40.0.3"))
+          const answers = yield* Fiber.join(burst)
+          expect((yield* Fiber.join(other)).status).toBe(200)
+          expect((yield* Fiber.join(fresh)).status).toBe(200)
+          geocoder.delayMs = 0
+
+          // Three at a time: on a loaded machine a late request may find one of the first done already.
+          const served = answers.filter((a) => a.status === 200)
+          const refused = answers.filter((a) => a.status === 429)
+          expect(served.length).toBeGreaterThanOrEqual(3)
+          expect(refused.length).toBeGreaterThanOrEqual(20)
+          expect(served.length + refused.length).toBe(30)
+          for (const answer of refused) {
+            expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+            expect(answer.body.detail).toMatch(/^This client already has 3 place searches waiting for the geocoder; try again in \d+ seconds?\.$/)
+          }
+          // What reached Nominatim, in order: the other client's search and the label each before the burst's last.
+          const sent = geocoder.requests.slice(before).map((r) => (r.path === "/reverse" ? "label" : (r.query.q ?? "")))
+          expect(sent.filter((q) => q.startsWith("burst"))).toHaveLength(served.length)
+          const lastOfBurst = sent.length - 1 - [...sent].reverse().findIndex((q) => q.startsWith("burst"))
+          expect(sent.indexOf("elsewhere")).toBeLessThan(lastOfBurst)
+          expect(sent.indexOf("label")).toBeLessThan(lastOfBurst)
         }))
 
       it.effect("a geocoder queue does not hold views: a label queued behind another is served null, then labeled", () =>

@@ -245,6 +245,13 @@ describe("the OpenAPI document against the real answers", () => {
         const searches = geocoder.requests.length
         const slowSearch = yield* Effect.fork(call("/places?q=silent"))
         yield* until(() => geocoder.requests.length > searches, "the silent search to reach the geocoder")
+        // 429: behind the silent search, one client's three searches wait their turns and a fourth is refused.
+        const queuedSearches = yield* Effect.fork(
+          Effect.all(
+            [1, 2, 3, 4].map((i) => call(`/places?q=queued+${i}`, { client: "10.8.0.1" })),
+            { concurrency: "unbounded" }
+          )
+        )
 
         // The data views: 200 and 304, 204, 400, 404, 502.
         const held = "lat=48.10&lon=11.60"
@@ -367,7 +374,7 @@ describe("the OpenAPI document against the real answers", () => {
         )
 
         // The timeouts have all run out by now, or will soon.
-        yield* Effect.all([Fiber.join(slowSearch), Fiber.join(slowForecast), Fiber.join(slowArchive)])
+        yield* Effect.all([Fiber.join(slowSearch), Fiber.join(queuedSearches), Fiber.join(slowForecast), Fiber.join(slowArchive)])
 
         // The database down, then refusing as a damaged table would: every route that reads it.
         for (const fault of ["down", "damaged"] as const) {

@@ -1,7 +1,14 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Places } from "@climate-grade/core"
+import { GeocoderQueue, Places } from "@climate-grade/core"
 import * as Schema from "effect/Schema"
-import { BadGatewaySchema, BadRequestSchema, DatabaseFaultSchema, GatewayTimeoutSchema, ServiceUnavailableSchema } from "./Errors.js"
+import {
+  BadGatewaySchema,
+  BadRequestSchema,
+  DatabaseFaultSchema,
+  GatewayTimeoutSchema,
+  ServiceUnavailableSchema,
+  TooManyRequestsSchema
+} from "./Errors.js"
 
 /** Checked by hand (PlacesHttp) so every 400 says what is wrong with `q`. */
 const q = Schema.optional(
@@ -19,10 +26,13 @@ export class PlacesGroup extends HttpApiGroup.make("places")
         OpenApi.Description,
         "Places matching a name, at most 5, from Nominatim (OpenStreetMap). Answers are kept 30 days by normalised query " +
           "(trimmed, blanks collapsed, lower case), so a repeated search costs no upstream call. Search on submit: " +
-          "Nominatim's usage policy forbids autocomplete."
+          "Nominatim's usage policy forbids autocomplete. Searches wait their turn at Nominatim (one call a second) client " +
+          `by client; a client with ${GeocoderQueue.SEARCHES_PER_CLIENT} searches waiting is answered 429 with Retry-After.`
       )
   )
   .addError(BadRequestSchema)
+  // The client has its bound of searches waiting for the geocoder already (Retry-After).
+  .addError(TooManyRequestsSchema)
   .addError(ServiceUnavailableSchema)
   // Searches are kept in the database: a refusal there is 500, logged (AppMiddleware).
   .addError(DatabaseFaultSchema)

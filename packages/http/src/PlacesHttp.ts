@@ -1,13 +1,23 @@
 /**
  * `GET /places?q=` (CONTRACT.md §8): the query checked (400 with a detail), then the kept answer
- * or one paced Nominatim call; upstream faults as CONTRACT.md §3 (503 with Retry-After, 504, 502).
- * Concurrent requests for one normalised query share one search.
+ * or one paced Nominatim call in the client's turn (429 with Retry-After when the client has its
+ * bound of searches queued already: core `GeocoderQueue`); upstream faults as CONTRACT.md §3
+ * (503 with Retry-After, 504, 502). Concurrent requests for one normalised query share one search.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Places, SingleFlight, type UpstreamError } from "@climate-grade/core"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { GeocoderQueue, Places, SingleFlight, type UpstreamError } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import { Api } from "./Api.js"
-import { BadRequest } from "./Errors.js"
+import {
+  type BadGateway,
+  BadRequest,
+  failWithRetryAfter,
+  type GatewayTimeout,
+  type ServiceUnavailable,
+  TooManyRequests
+} from "./Errors.js"
+import { HttpSettings } from "./HttpSettings.js"
+import { clientAddress } from "./RequestInfo.js"
 import * as UpstreamErrors from "./UpstreamErrors.js"
 
 type Query = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
@@ -27,14 +37,20 @@ export const queryOf = (query: Query): Effect.Effect<string, BadRequest> => {
 export const layer = HttpApiBuilder.group(Api, "places", (handlers) =>
   Effect.gen(function* () {
     const context = yield* Effect.context<Places.PlaceSearch | Places.PlaceCache>()
-    const flight = SingleFlight.make<ReadonlyArray<Places.Place>, UpstreamError>()
+    const { trustedProxyHops } = yield* HttpSettings
+    const flight = SingleFlight.make<ReadonlyArray<Places.Place>, UpstreamError | GeocoderQueue.SearchesQueued>()
     return handlers.handle("places", ({ urlParams }) =>
       Effect.gen(function* () {
         const query = yield* queryOf(urlParams)
-        return yield* flight(query, Effect.provide(Places.searchNormalized(query), context)).pipe(
+        const address = clientAddress(yield* HttpServerRequest.HttpServerRequest, trustedProxyHops)
+        return yield* flight(query, Effect.provide(Places.searchNormalized(query, address), context)).pipe(
           Effect.map((places) => HttpServerResponse.unsafeJson({ places })),
-          // Place search is not counted against the weather budget; BudgetSpent is mapped for completeness.
-          Effect.catchAll(UpstreamErrors.fail)
+          Effect.catchAll((error): Effect.Effect<never, TooManyRequests | ServiceUnavailable | BadGateway | GatewayTimeout> =>
+            error._tag === "SearchesQueued"
+              ? failWithRetryAfter(new TooManyRequests({ detail: GeocoderQueue.detail(error) }), error.retryAfterSeconds)
+              : // Place search is not counted against the weather budget; its refusals are mapped for completeness.
+                UpstreamErrors.fail(error)
+          )
         )
       })
     )

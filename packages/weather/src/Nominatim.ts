@@ -4,7 +4,8 @@
  * Label: the first of city, town, village, municipality, county, state, then ", " and the
  * upper-cased country code; "Unable to geocode" labels the cell with its coordinates.
  * Place search (CONTRACT.md §8): `/search?format=jsonv2&limit=5&q=`, through the same pacer, so the
- * process as a whole still makes at most one Nominatim call per second.
+ * process as a whole still makes at most one Nominatim call per second; the pacer gives labels the
+ * first turn and searches their turns by client.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Cell, Geocoder, Places, UpstreamFailure } from "@climate-grade/core"
@@ -76,7 +77,7 @@ export const makePorts = (config: NominatimConfig) =>
     const client = yield* HttpClient.HttpClient
     // The process's pacer when the application provides one, else one of this client's own; the
     // reverse geocoder and place search below share it either way.
-    const { paced } = yield* Effect.serviceOption(NominatimPacer.NominatimPacer).pipe(
+    const pacer = yield* Effect.serviceOption(NominatimPacer.NominatimPacer).pipe(
       Effect.flatMap(Option.match({ onNone: () => NominatimPacer.make(config.interval), onSome: Effect.succeed }))
     )
 
@@ -93,8 +94,9 @@ export const makePorts = (config: NominatimConfig) =>
       )
 
     const placeSearch = Places.PlaceSearch.of({
-      search: (query, limit) =>
-        paced(
+      search: (query, limit, client) =>
+        pacer.search(
+          client,
           Effect.gen(function* () {
             const body = yield* get(config.searchUrl ?? DEFAULT_SEARCH_URL, { format: "jsonv2", limit: String(limit), q: query })
             const results = yield* Schema.decodeUnknown(SearchAnswer)(body).pipe(
@@ -107,7 +109,7 @@ export const makePorts = (config: NominatimConfig) =>
 
     const geocoder = Geocoder.of({
       label: (cell) =>
-        paced(
+        pacer.label(
           Effect.gen(function* () {
             yield* Metric.increment(Metric.tagged(upstreamCalls, "upstream", "geocoder"))
             const body = yield* Upstream.json(

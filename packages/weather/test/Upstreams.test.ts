@@ -1,6 +1,6 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Cell, CivilDate, RateLimited, UpstreamFailure, UpstreamTimeout } from "@climate-grade/core"
+import { Cell, CivilDate, GeocoderQueue, RateLimited, UpstreamFailure, UpstreamTimeout } from "@climate-grade/core"
 import { Metrics, Nominatim, NominatimPacer, OpenMeteo } from "@climate-grade/weather"
 import { FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import { HttpClient } from "@effect/platform"
@@ -279,13 +279,46 @@ describe("Nominatim client", () => {
         () => Effect.sync(() => void active--)
       )
       const start = yield* TestClock.currentTimeMillis
-      const fibers = yield* Effect.forkAll(Array.from({ length: 4 }, () => pacer.paced(call)))
+      const fibers = yield* Effect.forkAll(Array.from({ length: 4 }, () => pacer.label(call)))
       for (let i = 0; i < 60; i++) yield* TestClock.adjust("100 millis")
       yield* Fiber.join(fibers)
       const released = yield* pacer.released
       // Each call takes 300 ms; the next starts a second after it ended.
       expect(released.map((t) => t - start)).toEqual([0, 1300, 2600, 3900])
       expect(most).toBe(1)
+    }))
+
+  it.scoped("the pacer's turns: a label before waiting searches, searches client by client; past a client's bound a search is refused at once", () =>
+    Effect.gen(function* () {
+      const pacer = yield* NominatimPacer.make("1 second", 3)
+      const order: Array<string> = []
+      const call = (name: string) => Effect.zipRight(Effect.sync(() => void order.push(name)), Effect.sleep("300 millis"))
+      const start = yield* TestClock.currentTimeMillis
+      // One client's burst of five: its first runs at once, two wait, two are refused.
+      const burst = yield* Effect.forEach([1, 2, 3, 4, 5], (i) => Effect.fork(Effect.either(pacer.search("burst", call(`burst-${i}`)))))
+      yield* Effect.yieldNow()
+      const refused = yield* Effect.forEach(burst.slice(3), Fiber.join)
+      // Its next search ends two turns from now (the one running, then its own): two seconds.
+      expect(refused.map((r) => r._tag === "Left" && r.left)).toEqual([
+        new GeocoderQueue.SearchesQueued({ limit: 3, retryAfterSeconds: 2 }),
+        new GeocoderQueue.SearchesQueued({ limit: 3, retryAfterSeconds: 2 })
+      ])
+      // Another client's search and a new cell's label, asked after the burst; one waiting search given up.
+      const other = yield* Effect.fork(pacer.search("other", call("other")))
+      const label = yield* Effect.fork(pacer.label(call("label")))
+      const quitter = yield* Effect.fork(pacer.search("quitter", call("quitter")))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(quitter)
+      for (let i = 0; i < 60; i++) yield* TestClock.adjust("100 millis")
+      yield* Fiber.join(Fiber.zip(other, label))
+      for (const fiber of burst.slice(0, 3)) expect((yield* Fiber.join(fiber))._tag).toBe("Right")
+      expect(order).toEqual(["burst-1", "label", "burst-2", "other", "burst-3"])
+      // Still one call at a time, each a second after the previous one ended.
+      expect((yield* pacer.released).map((t) => t - start)).toEqual([0, 1300, 2600, 3900, 5200])
+      // The burst's searches have all ended: it may search again.
+      const again = yield* Effect.fork(Effect.either(pacer.search("burst", Effect.void)))
+      yield* TestClock.adjust("1 second")
+      expect((yield* Fiber.join(again))._tag).toBe("Right")
     }))
 })
 
@@ -311,7 +344,7 @@ describe("Nominatim place search", () => {
         { display_name: "Broken", lat: "north", lon: "1" },
         { display_name: "Out of range", lat: "91", lon: "1" }
       ])
-      expect(yield* placeSearch.search("paris", 5)).toEqual([
+      expect(yield* placeSearch.search("paris", 5, "192.0.2.1")).toEqual([
         { label: "Paris, Île-de-France, France", lat: 48.8534951, lon: 2.3483915 },
         { label: "Paris, Lamar County, Texas, United States", lat: 33.6617962, lon: -95.555513 }
       ])
@@ -319,9 +352,9 @@ describe("Nominatim place search", () => {
       expect(fake.requests[0]!.query).toEqual({ format: "jsonv2", limit: "5", q: "paris" })
       expect(fake.requests[0]!.headers["user-agent"]).toBe("climate-grade/test")
       fake.searches.set("many", Array.from({ length: 9 }, (_, i) => ({ display_name: `P${i}`, lat: "1", lon: String(i) })))
-      expect(yield* placeSearch.search("many", 5)).toHaveLength(5)
+      expect(yield* placeSearch.search("many", 5, "192.0.2.1")).toHaveLength(5)
       fake.searches.set("none", [])
-      expect(yield* placeSearch.search("none", 5)).toEqual([])
+      expect(yield* placeSearch.search("none", 5, "192.0.2.1")).toEqual([])
     }))
 
   it.scopedLive("faults are the core's errors: 429/503 rate-limited, 500 and malformed failures, a hang a timeout", () =>
@@ -329,22 +362,22 @@ describe("Nominatim place search", () => {
       const fake = yield* FakeNominatim.make
       const { placeSearch } = yield* nominatimPorts(fake, "0 millis")
       fake.faults.push({ status: 429, retryAfter: "7" })
-      expect(yield* Effect.flip(placeSearch.search("x", 5))).toEqual(new RateLimited({ source: "geocoder", retryAfterSeconds: 7 }))
+      expect(yield* Effect.flip(placeSearch.search("x", 5, "192.0.2.1"))).toEqual(new RateLimited({ source: "geocoder", retryAfterSeconds: 7 }))
       fake.faults.push({ status: 503 })
-      expect((yield* Effect.flip(placeSearch.search("x", 5)))._tag).toBe("RateLimited")
+      expect((yield* Effect.flip(placeSearch.search("x", 5, "192.0.2.1")))._tag).toBe("RateLimited")
       fake.faults.push({ status: 500 })
-      expect((yield* Effect.flip(placeSearch.search("x", 5)))._tag).toBe("UpstreamFailure")
+      expect((yield* Effect.flip(placeSearch.search("x", 5, "192.0.2.1")))._tag).toBe("UpstreamFailure")
       fake.faults.push("malformed")
-      expect((yield* Effect.flip(placeSearch.search("x", 5)))._tag).toBe("UpstreamFailure")
+      expect((yield* Effect.flip(placeSearch.search("x", 5, "192.0.2.1")))._tag).toBe("UpstreamFailure")
       fake.faults.push("hang")
-      expect((yield* Effect.flip(placeSearch.search("x", 5)))._tag).toBe("UpstreamTimeout")
+      expect((yield* Effect.flip(placeSearch.search("x", 5, "192.0.2.1")))._tag).toBe("UpstreamTimeout")
     }))
 
   it.scopedLive("shares the reverse geocoder's pacer: a search and a label are a second apart", () =>
     Effect.gen(function* () {
       const fake = yield* FakeNominatim.make
       const { geocoder, placeSearch } = yield* nominatimPorts(fake)
-      yield* Effect.all([geocoder.label(Cell.fromCoordinates(1, 1)), placeSearch.search("x", 5), geocoder.label(Cell.fromCoordinates(2, 2))], {
+      yield* Effect.all([geocoder.label(Cell.fromCoordinates(1, 1)), placeSearch.search("x", 5, "192.0.2.1"), geocoder.label(Cell.fromCoordinates(2, 2))], {
         concurrency: "unbounded"
       })
       // Exact, with no slack, however loaded the machine: the fake stamps a request (Date.now)

@@ -10,7 +10,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { LIMIT } from "../Cell.js"
+import * as ClientNetwork from "../ClientNetwork.js"
 import type { UpstreamError } from "../weather/Errors.js"
+import type { SearchesQueued } from "./GeocoderQueue.js"
 
 export const Place = Schema.Struct({
   label: Schema.String.annotations({ description: "The place's name as the geocoder gives it (display_name)" }),
@@ -51,7 +53,13 @@ export const normalize = (q: string): string | InvalidQuery => {
 /** The port to the forward geocoder (Nominatim `/search` in production). */
 export class PlaceSearch extends Context.Tag("@climate-grade/core/PlaceSearch")<
   PlaceSearch,
-  { readonly search: (query: string, limit: number) => Effect.Effect<ReadonlyArray<Place>, UpstreamError> }
+  {
+    /**
+     * At most `limit` places for `query`, asked for `client` (a client network): its searches take
+     * their turns at the geocoder by `GeocoderQueue`'s rule, and one past its bound is refused.
+     */
+    readonly search: (query: string, limit: number, client: string) => Effect.Effect<ReadonlyArray<Place>, UpstreamError | SearchesQueued>
+  }
 >() {}
 
 export interface CachedSearch {
@@ -71,10 +79,14 @@ export class PlaceCache extends Context.Tag("@climate-grade/core/PlaceCache")<
 >() {}
 
 /**
- * The places for a normalised query: the kept answer while under 30 days old, else one geocoder
- * call whose answer is kept. A failed call keeps nothing, so the next request asks again.
+ * The places for a normalised query asked from `address`: the kept answer while under 30 days old,
+ * else one geocoder call, in the turn of the address's network, whose answer is kept. A failed
+ * call keeps nothing, so the next request asks again.
  */
-export const searchNormalized = (query: string): Effect.Effect<ReadonlyArray<Place>, UpstreamError, PlaceSearch | PlaceCache> =>
+export const searchNormalized = (
+  query: string,
+  address: string
+): Effect.Effect<ReadonlyArray<Place>, UpstreamError | SearchesQueued, PlaceSearch | PlaceCache> =>
   Effect.gen(function* () {
     const cache = yield* PlaceCache
     const now = yield* Clock.currentTimeMillis
@@ -82,14 +94,17 @@ export const searchNormalized = (query: string): Effect.Effect<ReadonlyArray<Pla
     if (Option.isSome(kept) && now - kept.value.fetchedAt < KEEP_MS && now >= kept.value.fetchedAt) {
       return kept.value.places
     }
-    const places = (yield* (yield* PlaceSearch).search(query, MAX_RESULTS)).slice(0, MAX_RESULTS)
+    const places = (yield* (yield* PlaceSearch).search(query, MAX_RESULTS, ClientNetwork.of(address))).slice(0, MAX_RESULTS)
     yield* cache.put(query, { places, fetchedAt: now }, now - KEEP_MS)
     return places
   }).pipe(Effect.withSpan("Places.search"))
 
 /** `searchNormalized` after `normalize`. */
-export const search = (q: string): Effect.Effect<ReadonlyArray<Place>, InvalidQuery | UpstreamError, PlaceSearch | PlaceCache> =>
-  Effect.suspend((): Effect.Effect<ReadonlyArray<Place>, InvalidQuery | UpstreamError, PlaceSearch | PlaceCache> => {
+export const search = (
+  q: string,
+  address: string
+): Effect.Effect<ReadonlyArray<Place>, InvalidQuery | UpstreamError | SearchesQueued, PlaceSearch | PlaceCache> =>
+  Effect.suspend((): Effect.Effect<ReadonlyArray<Place>, InvalidQuery | UpstreamError | SearchesQueued, PlaceSearch | PlaceCache> => {
     const normalized = normalize(q)
-    return typeof normalized === "string" ? searchNormalized(normalized) : Effect.fail(normalized)
+    return typeof normalized === "string" ? searchNormalized(normalized, address) : Effect.fail(normalized)
   })
