@@ -10,6 +10,7 @@ import {
   Alerts,
   AuthSecret,
   CellData,
+  ColdCells,
   Crypto,
   DataViews,
   ForecastEvents,
@@ -28,6 +29,7 @@ import {
   AlertsRepo,
   BudgetLedgerRepo,
   CellStoreRepo,
+  ColdCellSlotsRepo,
   Database,
   Health,
   LoginAttemptsRepo,
@@ -75,10 +77,18 @@ const providerSettings = (config: AppConfig) =>
     idp: { enabled: config.providers.idp.enabled, clientId: config.providers.idp.clientId }
   })
 
-/** The weather upstreams, the history store over them, and the views over that; place search beside them. */
+/**
+ * The weather upstreams, the history store over them, the views over that and the limit on new
+ * cells per client; place search beside them.
+ */
 const dataLayer = (config: AppConfig) =>
-  DataViews.layer({ makeGrading: (history) => Grader.makeGrader(history) }).pipe(
-    Layer.provideMerge(CellData.layer({ historyStart: config.historyStart, dailyUnits: config.weather.dailyUnits })),
+  Layer.merge(
+    DataViews.layer({ makeGrading: (history) => Grader.makeGrader(history) }),
+    ColdCells.layer(config.coldCellsPerClient).pipe(Layer.provide(ColdCellSlotsRepo.layer))
+  ).pipe(
+    Layer.provideMerge(
+      CellData.layer({ historyStart: config.historyStart, dailyUnits: config.weather.dailyUnits, shares: config.weather.shares })
+    ),
     Layer.provide(
       Layer.mergeAll(
         OpenMeteo.layer({
@@ -199,7 +209,6 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
         basePath: config.basePath,
         publicOrigin: config.publicOrigin,
         trustedProxyHops: config.trustedProxyHops,
-        coldCellsPerClient: config.coldCellsPerClient,
         providers: {
           chat: { authorizeUrl: config.providers.chat.authorizeUrl, label: config.providers.chat.label },
           idp: { authorizeUrl: config.providers.idp.authorizeUrl, label: config.providers.idp.label }

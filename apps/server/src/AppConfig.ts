@@ -53,6 +53,8 @@ export interface AppConfig {
     readonly apiKey: Option.Option<Redacted.Redacted<string>>
     /** Open-Meteo cost units a UTC day may spend on new cells; null: unlimited. */
     readonly dailyUnits: number | null
+    /** How the day is split between clients (percent of `dailyUnits`). */
+    readonly shares: UpstreamBudget.Shares
   }
   readonly geocoder: { readonly url: string; readonly searchUrl: string; readonly userAgent: string }
   readonly historyStart: CivilDate.EpochDay
@@ -136,6 +138,17 @@ const wholeNumber = (name: string, min: number, fallback: number) =>
   Config.string(name).pipe(
     check(`Expected a whole number of at least ${min}`, (s) => /^\d{1,9}$/.test(s.trim()) && Number(s) >= min),
     Config.map(Number),
+    Config.withDefault(fallback)
+  )
+
+/** A percentage from `min` to `max` (`20` or `20%`; decimals allowed), named in the error when it is not one. */
+const percent = (name: string, min: number, max: number, fallback: number) =>
+  Config.string(name).pipe(
+    check(`Expected a percentage from ${min} to ${max}, like 20 or 20%`, (s) => {
+      const match = /^\s*(\d{1,3}(?:\.\d{1,4})?)\s*%?\s*$/.exec(s)
+      return match !== null && Number(match[1]) >= min && Number(match[1]) <= max
+    }),
+    Config.map((s) => Number(s.replace("%", "").trim())),
     Config.withDefault(fallback)
   )
 
@@ -274,7 +287,12 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
         : Either.left(
             ConfigError.InvalidData(["WEATHER_DAILY_UNITS"], `Expected a whole number of at least 1 or "unlimited", got "${units.value}"`)
           )
-    )
+    ),
+    // A share above 0 of a day, and at least some of the day left to anonymous clients.
+    shares: Config.all({
+      client: percent("WEATHER_CLIENT_SHARE", 0.1, 100, UpstreamBudget.DEFAULT_SHARES.client),
+      signedIn: percent("WEATHER_SIGNED_IN_SHARE", 0, 99, UpstreamBudget.DEFAULT_SHARES.signedIn)
+    })
   }).pipe(
     // Unset: the free tier's 10,000 without an API key; with a key, the plan is the operator's
     // to state, so unlimited unless set.

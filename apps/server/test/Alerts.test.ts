@@ -294,19 +294,25 @@ for (const backend of backends) {
           // The label is the place name once the cell's evaluation has looked it up.
           expect(list.body).toEqual({ watches: [{ ...again.body, label: expect.stringMatching(/^(Testville, TL|52\.50°N 13\.50°E)$/) }] })
 
-          // Up to 20 cells; the 21st is refused, a change of a watched one is not. (Their histories
-          // are refused upstream: a cold history is a large answer, and these cells need none.)
+          // Up to 20 cells; the 21st is refused before its history is asked for, a change of a
+          // watched one is not. (Each new cell's history is loaded before it is watched.)
           const w = yield* World
-          for (let i = 0; i < 25; i++) w.weather.faults.archive.push({ status: 400, reason: "not today" })
           for (let i = 1; i < 20; i++) {
             const answer = yield* call(watches, token, { method: "POST", body: { lat: -60 + i, lon: 100, kinds: ["cold"] } })
             expect([i, answer.status]).toEqual([i, 201])
           }
+          const archives = w.weather.requests.archive.length
           const over = yield* call(watches, token, { method: "POST", body: { lat: 10, lon: 10, kinds: ["cold"] } })
           expect(over.status).toBe(409)
           expect(over.body?.detail).toMatch(/At most 20 watches/)
+          expect(w.weather.requests.archive.length).toBe(archives)
           expect((yield* call(watches, token, { method: "POST", body: { lat: 52.5, lon: 13.5, kinds: ["wet"] } })).status).toBe(200)
-          w.weather.faults.archive.length = 0
+
+          // A new cell whose history cannot be loaded makes no watch.
+          w.weather.faults.archive.push({ status: 500 })
+          const failed = yield* call(watches, other.token, { method: "POST", body: { lat: -5, lon: -5, kinds: ["wet"] } })
+          expect(failed.status).toBe(502)
+          expect(((yield* call(watches, other.token)).body!.watches as Array<unknown>).length).toBe(0)
 
           // Another user's watch: 404, and it stays; one's own: 204, twice.
           const theirs = yield* call(watches, other.token, { method: "POST", body: { lat: 0, lon: 0, kinds: ["wet"] } })

@@ -152,9 +152,13 @@ const until = (done: () => boolean, what: string) =>
 
 let cellCounter = 0
 /** Coordinates in a 0.25° cell no other request has touched. */
-const fresh = () => {
+const freshCoordinates = () => {
   cellCounter++
-  return `lat=${(-50 + cellCounter * 0.5).toFixed(2)}&lon=${(-150 + cellCounter * 1.25).toFixed(2)}`
+  return { lat: -50 + cellCounter * 0.5, lon: -150 + cellCounter * 1.25 }
+}
+const fresh = () => {
+  const { lat, lon } = freshCoordinates()
+  return `lat=${lat.toFixed(2)}&lon=${lon.toFixed(2)}`
 }
 
 const VIEWS = ["grade", "forecast", "calendar", "day", "cell", "trend"] as const
@@ -204,6 +208,13 @@ describe("the OpenAPI document against the real answers", () => {
           })
         const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
         const json = { "content-type": "application/json" }
+        const watch = (token: string, body: unknown, client?: string) =>
+          call("/alerts/watches", {
+            method: "POST",
+            headers: { ...bearer(token), ...json },
+            body: JSON.stringify(body),
+            ...(client === undefined ? {} : { client })
+          })
         /** The refusals every POST and DELETE gets before its handler: 403, 413, 415, and 400 for a body that is not JSON. */
         const refusals = (path: string, method: "POST" | "DELETE") =>
           Effect.all([
@@ -285,7 +296,8 @@ describe("the OpenAPI document against the real answers", () => {
           Effect.all([call(`/grade?${warm}`), call(`/forecast?${warm}`), call(`/cell?${warm}`)], { concurrency: "unbounded" })
         )
         yield* until(() => weather.requests.forecast.length > forecasts, "the silent forecast call")
-        weather.faults.archive.push("hang", "hang")
+        // A watch of a new place loads it first, so a silent archive is 504 there too.
+        weather.faults.archive.push("hang", "hang", "hang")
         const archives = weather.requests.archive.length
         const [cold1, cold2] = [fresh(), fresh()]
         const slowArchive = yield* Effect.fork(
@@ -294,17 +306,25 @@ describe("the OpenAPI document against the real answers", () => {
               call(`/calendar?${cold1}`, { client: "10.3.0.1" }),
               call(`/day?${cold1}`, { client: "10.3.0.1" }),
               call(`/trend?${cold1}`, { client: "10.3.0.1" }),
-              call(`/cell?${cold2}`, { client: "10.3.0.1" })
+              call(`/cell?${cold2}`, { client: "10.3.0.1" }),
+              watch(aliceToken, { ...freshCoordinates(), kinds: ["heat"] }, "10.3.0.2")
             ],
             { concurrency: "unbounded" }
           )
         )
-        yield* until(() => weather.requests.archive.length >= archives + 2, "the two silent archive calls")
+        yield* until(() => weather.requests.archive.length >= archives + 3, "the three silent archive calls")
         for (const view of VIEWS) yield* call(`/${view}?${fresh()}`, { client: "10.3.0.1" })
+        // A watch of a new place takes a slot like any new place: none left (429).
+        yield* watch(aliceToken, { ...freshCoordinates(), kinds: ["heat"] }, "10.3.0.1")
+        // A new place's failures (502, 404 without history) are the watch's too.
+        weather.faults.archive.push({ status: 500 })
+        yield* watch(aliceToken, { ...freshCoordinates(), kinds: ["heat"] }, "10.3.0.3")
+        yield* watch(aliceToken, { lat: -33, lon: -70, kinds: ["heat"] }, "10.3.0.3")
 
-        // 503 from the weather source: rate-limited, then waited out by every view for 2 s.
+        // 503 from the weather source: rate-limited, then waited out by every view (and a new place's watch) for 2 s.
         weather.faults.archive.push({ status: 429, retryAfter: "2" })
         for (const view of VIEWS) yield* call(`/${view}?${fresh()}`, { client: "10.4.0.1" })
+        yield* watch(aliceToken, { ...freshCoordinates(), kinds: ["heat"] }, "10.4.0.1")
 
         // Health and accounts.
         yield* call("/health")
@@ -351,8 +371,6 @@ describe("the OpenAPI document against the real answers", () => {
           yield* call(path)
           yield* call(path, { headers: bearer(aliceToken) })
         }
-        const watch = (token: string, body: unknown) =>
-          call("/alerts/watches", { method: "POST", headers: { ...bearer(token), ...json }, body: JSON.stringify(body) })
         const made = yield* watch(aliceToken, { lat: 48.1, lon: 11.6, kinds: ["heat"] })
         yield* watch(aliceToken, { lat: 48.1, lon: 11.6, kinds: ["wet"] })
         yield* watch(aliceToken, { lat: 48.1, lon: 11.6, kinds: [] })

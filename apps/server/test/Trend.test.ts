@@ -280,8 +280,11 @@ for (const backend of backends) {
         }))
     })
 
-    // A new cell's history (1980 until today) costs ~370 units: room for one, not two.
-    layer(world(backend, { WEATHER_DAILY_UNITS: "500" }), { timeout: 120_000 })((it) => {
+    // A new cell's history (1980 until today) costs ~370 units: room for one, not two (the whole
+    // day for any client: no shares).
+    layer(world(backend, { WEATHER_DAILY_UNITS: "500", WEATHER_CLIENT_SHARE: "100", WEATHER_SIGNED_IN_SHARE: "0" }), {
+      timeout: 120_000
+    })((it) => {
       it.effect("past the day's budget a new cell's trend is 503 with Retry-After; a held one still answers", () =>
         Effect.gen(function* () {
           const { up, server } = yield* Effect.all({ server: TestServer, up: Upstreams })

@@ -371,7 +371,8 @@ const world = (backend: (typeof backends)[number], extra: Readonly<Record<string
   )
 
 for (const backend of backends) {
-  layer(world(backend, { WEATHER_DAILY_UNITS: "1" }), { timeout: 120_000 })(`the day's budget spent, on ${backend.name}`, (it) => {
+  // The day's budget itself, not a client's share of it.
+  layer(world(backend, { WEATHER_DAILY_UNITS: "1", WEATHER_CLIENT_SHARE: "100", WEATHER_SIGNED_IN_SHARE: "0" }), { timeout: 120_000 })(`the day's budget spent, on ${backend.name}`, (it) => {
     it.scoped("a new place is refused with the server's detail and when new places open again in the person's own time", () =>
       Effect.gen(function* () {
         const { url } = yield* TestServer

@@ -3,7 +3,16 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Cell, Kinds, Payloads, RECENT_ALERTS, WATCH_LIMIT } from "@climate-grade/core"
 import * as Schema from "effect/Schema"
 import { Authentication } from "./Authentication.js"
-import { ConflictSchema, DatabaseFaultSchema, NotFoundSchema, ServiceUnavailableSchema, StateChangeRefusalsSchema } from "./Errors.js"
+import {
+  BadGatewaySchema,
+  ConflictSchema,
+  DatabaseFaultSchema,
+  GatewayTimeoutSchema,
+  NotFoundSchema,
+  ServiceUnavailableSchema,
+  StateChangeRefusalsSchema,
+  TooManyRequestsSchema
+} from "./Errors.js"
 
 export const Kind = Schema.Literal(...Kinds.kinds).annotations({
   description: "heat: tmax much-above or record-high; cold: tmin much-below or record-low; wet: precip much-above or record-high"
@@ -82,7 +91,18 @@ export class AlertsGroup extends HttpApiGroup.make("alerts")
       })
       .addError(StateChangeRefusalsSchema)
       .addError(ConflictSchema)
-      .annotate(OpenApi.Description, `Watches the cell of (lat, lon) for the kinds given; at most ${WATCH_LIMIT} watches per user (409).`)
+      // A cell not held yet is loaded first, as on the data routes: a cell without history (404); the
+      // client's new-cell slots or its (or the user's) share of the day's budget taken (429, Retry-After);
+      // the weather source rate-limited or the day's budget spent (503, Retry-After), failing (502), silent (504).
+      .addError(NotFoundSchema)
+      .addError(TooManyRequestsSchema)
+      .addError(BadGatewaySchema)
+      .addError(GatewayTimeoutSchema)
+      .annotate(
+        OpenApi.Description,
+        `Watches the cell of (lat, lon) for the kinds given; at most ${WATCH_LIMIT} watches per user (409). A cell whose ` +
+          "history is not held yet is loaded first, as a new place on the data routes, with their refusals."
+      )
   )
   .add(
     HttpApiEndpoint.del("unwatch", "/alerts/watches/:id")

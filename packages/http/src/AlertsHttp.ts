@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   AlertLog,
   AlertSettings,
@@ -17,6 +17,9 @@ import * as Either from "effect/Either"
 import { Api } from "./Api.js"
 import { CurrentUser } from "./Authentication.js"
 import { BadRequest, Conflict, NotFound } from "./Errors.js"
+import { HttpSettings } from "./HttpSettings.js"
+import { clientAddress } from "./RequestInfo.js"
+import * as UpstreamErrors from "./UpstreamErrors.js"
 
 const watchJson = (watch: Watch) => ({
   id: watch.id,
@@ -49,6 +52,7 @@ export const layer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
     const watches = yield* Watches
     const log = yield* AlertLog
     const settings = yield* AlertSettings
+    const { trustedProxyHops } = yield* HttpSettings
     return handlers
       .handle("config", () =>
         Effect.succeed({
@@ -71,8 +75,19 @@ export const layer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
             onLeft: (detail) => Effect.fail(new BadRequest({ detail })),
             onRight: Effect.succeed
           })
-          const { created, watch } = yield* Watching.watch(user.id, request).pipe(
-            Effect.catchTag("WatchLimitReached", ({ limit }) => Effect.fail(new Conflict({ detail: Watching.limitDetail(limit) })))
+          const address = clientAddress(yield* HttpServerRequest.HttpServerRequest, trustedProxyHops)
+          // A new cell is loaded first, as on the data routes: their refusals and failures, the same statuses.
+          const { created, watch } = yield* Watching.watch(user.id, request, address).pipe(
+            Effect.catchTags({
+              WatchLimitReached: ({ limit }) => Effect.fail(new Conflict({ detail: Watching.limitDetail(limit) })),
+              TooManyColdCells: UpstreamErrors.tooManyColdCells,
+              NoHistory: UpstreamErrors.noHistory,
+              RateLimited: UpstreamErrors.fail,
+              BudgetSpent: UpstreamErrors.fail,
+              ShareSpent: UpstreamErrors.fail,
+              UpstreamTimeout: UpstreamErrors.fail,
+              UpstreamFailure: UpstreamErrors.fail
+            })
           )
           return HttpServerResponse.unsafeJson(watchJson(watch), { status: created ? 201 : 200 })
         })

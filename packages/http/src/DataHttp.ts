@@ -7,19 +7,20 @@
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
-  CellData,
   type Cell,
   ColdCells,
   DataViews,
   type NoHistory,
   PayloadReplay,
   PayloadStore,
+  Sessions,
   type StoredPayload,
   type UpstreamError
 } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
+import { optionalUser } from "./AuthenticationLive.js"
 import { encode, precompressed } from "./Compression.js"
 import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY, weakEtag } from "./ConditionalGet.js"
 import * as DataQuery from "./DataQuery.js"
@@ -27,11 +28,10 @@ import * as HttpMetrics from "./HttpMetrics.js"
 import {
   type BadGateway,
   BadRequest,
-  failWithRetryAfter,
   type GatewayTimeout,
   type NotFound,
   type ServiceUnavailable,
-  TooManyRequests
+  type TooManyRequests
 } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
 import { clientAddress } from "./RequestInfo.js"
@@ -44,15 +44,26 @@ export const make = Effect.gen(function* () {
   const views = yield* DataViews.DataViews
   const store = yield* PayloadStore
   const index = yield* ResponseIndex
-  const cellData = yield* CellData.CellData
   const settings = yield* HttpSettings
-  const coldCells = ColdCells.make(settings.coldCellsPerClient)
+  const coldCells = yield* ColdCells.ColdCells
+  const sessions = yield* Sessions
 
-  /** A request that will have to fetch a new cell's history takes one of its client's slots (the core's rule). */
+  /**
+   * A request that will have to fetch a new cell's history takes one of its client's slots and is
+   * paid from its share of the day (the core's rules); the session is read only then.
+   */
   const gate = <A, E, R>(cell: Cell.Cell, effect: Effect.Effect<A, E, R>) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      ColdCells.gate(coldCells, clientAddress(request, settings.trustedProxyHops), cell, effect).pipe(
-        Effect.provideService(CellData.CellData, cellData)
+      coldCells.gate(
+        {
+          address: clientAddress(request, settings.trustedProxyHops),
+          user: optionalUser(request).pipe(
+            Effect.map(Option.match({ onNone: () => null, onSome: (user) => user.id })),
+            Effect.provideService(Sessions, sessions)
+          )
+        },
+        cell,
+        effect
       )
     )
 
@@ -123,7 +134,7 @@ const refail = (
         new BadRequest({ detail: `Query parameter 'date' must be between ${error.first} and ${error.last}, got '${error.date}'.` })
       )
     case "TooManyColdCells":
-      return failWithRetryAfter(new TooManyRequests({ detail: ColdCells.detail(error.limit) }), ColdCells.RETRY_AFTER_SECONDS)
+      return UpstreamErrors.tooManyColdCells(error)
     case "NoHistory":
       return UpstreamErrors.noHistory(error)
     default:

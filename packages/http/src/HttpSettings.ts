@@ -19,8 +19,6 @@ export class HttpSettings extends Context.Tag("@climate-grade/http/HttpSettings"
     readonly publicOrigin: Option.Option<string>
     /** How many reverse proxies in front of the server append to `x-forwarded-for` and are trusted (0: none). */
     readonly trustedProxyHops: number
-    /** New cells one client may have loading at once (core `ColdCells`). */
-    readonly coldCellsPerClient: number
     readonly providers: Readonly<Record<ProviderName, ProviderPage>>
   }
 >() {}

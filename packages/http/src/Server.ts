@@ -39,7 +39,6 @@ export interface ServeOptions {
   readonly basePath: string
   readonly publicOrigin: Option.Option<string>
   readonly trustedProxyHops: number
-  readonly coldCellsPerClient: number
   /** Each sign-in provider's authorize endpoint and label. */
   readonly providers: Readonly<Record<ProviderName, ProviderPage>>
   /** Shared with the front door, which answers from it first. */
@@ -109,7 +108,6 @@ export const serve = (options: ServeOptions) =>
         basePath: options.basePath,
         publicOrigin: options.publicOrigin,
         trustedProxyHops: options.trustedProxyHops,
-        coldCellsPerClient: options.coldCellsPerClient,
         providers: options.providers
       })
     ),

@@ -1,11 +1,20 @@
 /**
  * Upstream and history failures as the API's errors (CONTRACT.md §3): rate limited or the day's
- * budget spent → 503 with Retry-After, timeout → 504, any other upstream failure → 502, no
- * history → 404. Each is a typed error with its status, declared on the routes that answer it.
+ * budget spent → 503 with Retry-After, a client's or user's share of the budget spent → 429 with
+ * Retry-After (that client should wait; others may go on), timeout → 504, any other upstream
+ * failure → 502, no history → 404. Each is a typed error with its status, declared on the routes
+ * that answer it.
  */
-import type { NoHistory, UpstreamError } from "@climate-grade/core"
+import { ColdCells, type NoHistory, UpstreamBudget, type UpstreamError } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
-import { BadGateway, failWithRetryAfter, GatewayTimeout, NotFound, ServiceUnavailable } from "./Errors.js"
+import {
+  BadGateway,
+  failWithRetryAfter,
+  GatewayTimeout,
+  NotFound,
+  ServiceUnavailable,
+  TooManyRequests
+} from "./Errors.js"
 
 export const RATE_LIMITED_DETAIL = "Weather source is rate-limited; try again later."
 
@@ -14,19 +23,20 @@ const seconds = (retryAfterSeconds: number) => Math.max(1, Math.ceil(retryAfterS
 export const noHistory = (_: NoHistory): Effect.Effect<never, NotFound> =>
   Effect.fail(new NotFound({ detail: "No weather history for this cell." }))
 
-export const fail = (error: UpstreamError): Effect.Effect<never, ServiceUnavailable | GatewayTimeout | BadGateway> => {
+/** A client already loading its `COLD_CELLS_PER_CLIENT` new cells. */
+export const tooManyColdCells = (error: ColdCells.TooManyColdCells): Effect.Effect<never, TooManyRequests> =>
+  failWithRetryAfter(new TooManyRequests({ detail: ColdCells.detail(error.limit) }), ColdCells.RETRY_AFTER_SECONDS)
+
+export const fail = (
+  error: UpstreamError
+): Effect.Effect<never, TooManyRequests | ServiceUnavailable | GatewayTimeout | BadGateway> => {
   switch (error._tag) {
     case "RateLimited":
       return failWithRetryAfter(new ServiceUnavailable({ detail: RATE_LIMITED_DETAIL }), seconds(error.retryAfterSeconds))
     case "BudgetSpent":
-      return failWithRetryAfter(
-        new ServiceUnavailable({
-          detail:
-            `Today's weather budget (${error.dailyUnits} cost units) is spent, so no new place can be loaded until ` +
-            "00:00 UTC; places already loaded still answer."
-        }),
-        seconds(error.retryAfterSeconds)
-      )
+      return failWithRetryAfter(new ServiceUnavailable({ detail: UpstreamBudget.detail(error) }), seconds(error.retryAfterSeconds))
+    case "ShareSpent":
+      return failWithRetryAfter(new TooManyRequests({ detail: UpstreamBudget.detail(error) }), seconds(error.retryAfterSeconds))
     case "UpstreamTimeout":
       return Effect.fail(new GatewayTimeout({ detail: `The ${error.source} did not answer in time.` }))
     case "UpstreamFailure":

@@ -12,6 +12,7 @@ import weatherBudget from "./migrations/0007_weather_budget.js"
 import places from "./migrations/0008_places.js"
 import geocoderClaims from "./migrations/0009_geocoder_claims.js"
 import payloadsJsonOnly from "./migrations/0010_payloads_json_only.js"
+import fairShares from "./migrations/0011_fair_shares.js"
 
 /** Every migration, in order. Imported statically so a bundled server carries them. */
 export const migrations = Migrator.fromRecord({
@@ -24,7 +25,8 @@ export const migrations = Migrator.fromRecord({
   "0007_weather_budget": weatherBudget,
   "0008_places": places,
   "0009_geocoder_claims": geocoderClaims,
-  "0010_payloads_json_only": payloadsJsonOnly
+  "0010_payloads_json_only": payloadsJsonOnly,
+  "0011_fair_shares": fairShares
 })
 
 /** An arbitrary constant naming "this service's migrations" among advisory locks. */

@@ -1,6 +1,7 @@
 export * as AccountsRepo from "./AccountsRepo.js"
 export * as BudgetLedgerRepo from "./BudgetLedgerRepo.js"
 export * as CellStoreRepo from "./CellStoreRepo.js"
+export * as ColdCellSlotsRepo from "./ColdCellSlotsRepo.js"
 export * as DataDir from "./DataDir.js"
 export * as DataDirLock from "./DataDirLock.js"
 export * as Database from "./Database.js"

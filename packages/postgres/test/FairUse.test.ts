@@ -94,7 +94,7 @@ for (const backend of backends) {
 
           const refused = yield* Effect.flip(data.history(Cell.fromCoordinates(11, 11)))
           expect(refused).toEqual(
-            new BudgetSpent({ dailyUnits: Math.ceil(COLD_COST * 1.5), retryAfterSeconds: 12 * 3600 })
+            new BudgetSpent({ dailyUnits: Math.ceil(COLD_COST * 1.5), keptForSignedIn: false, signedInUnits: 0, retryAfterSeconds: 12 * 3600 })
           )
           expect(upstream.calls.archive).toBe(1)
 

@@ -5,10 +5,15 @@
 import type { FakeNominatim } from "./FakeNominatim.js"
 import type { FakeOpenMeteo } from "./FakeOpenMeteo.js"
 
-/** The weather source's two endpoints and the geocoder's two, with a user agent as Nominatim asks. */
+/**
+ * The weather source's two endpoints and the geocoder's two, with a user agent as Nominatim asks.
+ * The fakes cost nothing, so the daily budget is unlimited (a test of the budget sets its own):
+ * the free tier's default would give one client two or three new places a day.
+ */
 export const upstreams = (weather: FakeOpenMeteo, geocoder: FakeNominatim): Record<string, string> => ({
   WEATHER_ARCHIVE_URL: weather.archiveUrl,
   WEATHER_FORECAST_URL: weather.forecastUrl,
+  WEATHER_DAILY_UNITS: "unlimited",
   GEOCODER_URL: geocoder.reverseUrl,
   GEOCODER_SEARCH_URL: geocoder.searchUrl,
   GEOCODER_USER_AGENT: "climate-grade/test"

@@ -31,12 +31,12 @@ export class AlertEvaluator extends Context.Tag("@climate-grade/core/AlertEvalua
   AlertEvaluator,
   {
     /**
-     * Evaluates the cell's watches now. Only `fetchHistory` (a watch just made) may fetch a
-     * history the cell does not hold yet; the passes and refetch triggers spend no archive call.
+     * Evaluates the cell's watches now, from the history held: it never fetches a cell's history
+     * (a watch of a new cell loads it first, as its owner's new cell: `Watching.watch`).
      */
-    readonly evaluate: (cell: Cell, fetchHistory: boolean) => Effect.Effect<void>
+    readonly evaluate: (cell: Cell) => Effect.Effect<void>
     /** Queues the cell for the worker (a cell already queued is not queued twice). */
-    readonly trigger: (cell: Cell, fetchHistory?: boolean) => Effect.Effect<void>
+    readonly trigger: (cell: Cell) => Effect.Effect<void>
     /** Takes queued cells and evaluates them, forever; fork it. */
     readonly worker: Effect.Effect<never>
   }
@@ -76,15 +76,14 @@ export const make = (options: EvaluatorOptions) =>
       return grading
     }
 
-    const evaluateCell = (cell: Cell, fetchHistory: boolean) =>
+    const evaluateCell = (cell: Cell) =>
       Effect.gen(function* () {
         const watched = yield* watches.forCell(cell.key)
         if (watched.length === 0) return
-        // History: what is held, never topped up for alerts; a cell never fetched is fetched
-        // once, when a watch is made (it has to be, to grade).
+        // History: what is held, never topped up for alerts (a watch is made only once its cell's is held).
         const held = yield* data.heldHistory(cell)
-        if (Option.isNone(held) && !fetchHistory) return
-        const history = Option.isSome(held) ? held.value : yield* data.history(cell)
+        if (Option.isNone(held)) return
+        const history = held.value
         const forecast = yield* data.forecast(cell)
         const place = (yield* data.label(cell)) ?? coordinateLabel(cell)
         const now = yield* Clock.currentTimeMillis
@@ -155,21 +154,20 @@ export const make = (options: EvaluatorOptions) =>
       )
 
     const queue = yield* Queue.unbounded<Cell>()
-    // Queued cells, with whether any of their triggers may fetch the history.
-    const queued = new Map<string, boolean>()
-    const trigger = (cell: Cell, fetchHistory = false) =>
+    // Cells queued and not yet taken.
+    const queued = new Set<string>()
+    const trigger = (cell: Cell) =>
       Effect.suspend(() => {
-        const already = queued.get(cell.key)
-        queued.set(cell.key, (already ?? false) || fetchHistory)
-        return already === undefined ? Queue.offer(queue, cell) : Effect.void
+        if (queued.has(cell.key)) return Effect.void
+        queued.add(cell.key)
+        return Queue.offer(queue, cell)
       })
 
     const worker = Queue.take(queue).pipe(
       Effect.flatMap((cell) => {
-        // Taken off the map first: a change during the evaluation queues the cell again.
-        const fetchHistory = queued.get(cell.key) ?? false
+        // Taken off the set first: a change during the evaluation queues the cell again.
         queued.delete(cell.key)
-        return Effect.catchAllCause(evaluateCell(cell, fetchHistory), (cause) =>
+        return Effect.catchAllCause(evaluateCell(cell), (cause) =>
           Effect.logError(`alert evaluation of ${cell.key} failed`, cause)
         )
       }),

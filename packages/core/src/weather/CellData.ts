@@ -36,6 +36,8 @@ export interface CellDataOptions {
    * unlimited. The ledger is the `BudgetLedger` service when provided, else this process's own.
    */
   readonly dailyUnits?: number | null
+  /** How the day is split between clients (default `UpstreamBudget.UNSPLIT`: not at all). */
+  readonly shares?: UpstreamBudget.Shares
   /** How long a view waits for a new cell's label queued behind other lookups before it is served without one (default 2 s). */
   readonly labelWait?: Duration.DurationInput
 }
@@ -69,7 +71,7 @@ export const make = (options: CellDataOptions) =>
     const cache = RecordCache.make(store, options.cacheSize ?? 64)
     const guard = Backoff.make()
     const ledger = Option.getOrElse(yield* Effect.serviceOption(UpstreamBudget.BudgetLedger), UpstreamBudget.memoryLedger)
-    const budget = UpstreamBudget.make(ledger, options.dailyUnits ?? null)
+    const budget = UpstreamBudget.make(ledger, options.dailyUnits ?? null, options.shares)
     // The gauge tells the day's truth from the start, not only after this process's first call.
     yield* budget.observe
     return CellData.of({
