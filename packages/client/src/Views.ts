@@ -14,7 +14,9 @@ export const VIEWS = {
   grade: { cell: "object", date: "string", variables: "object" },
   forecast: { cell: "object", days: "array" },
   calendar: { cell: "object", dates: "array", series: "object" },
-  day: { cell: "object", date: "string", variables: "object" }
+  day: { cell: "object", date: "string", variables: "object" },
+  // Not in the bundle: fetched on its own (the baseline, which may be null, is not checked here).
+  trend: { cell: "object", first: "string", last: "string", years: "array", periods: "object" }
 } as const satisfies Readonly<Record<string, Readonly<Record<string, Kind>>>>
 
 export type ViewName = keyof typeof VIEWS

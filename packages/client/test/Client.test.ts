@@ -97,6 +97,35 @@ describe("view", () => {
   })
 })
 
+describe("the trend view", () => {
+  it("is fetched and stored on its own; a later client on the same store revalidates it: a 304 on the wire keeps the body", async () => {
+    const store = memoryStore()
+    const rec = recorder()
+    const client = createClient({ baseUrl: world.baseUrl, fetch: rec.fetch, store })
+    const p = fresh()
+    // A loaded place does not bring the trend with it (it is not in the bundle).
+    await client.load(p.lat, p.lon)
+    expect(rec.to("/api/v2/trend")).toEqual([])
+    const first = await client.view("trend", p.lat, p.lon)
+    expect(first.source).toBe("network")
+    expect(first.data).toMatchObject({ view: "trend", v: 1, cell: { lat: Number(snapped(p.lat)) }, years: expect.any(Array) })
+    const key = `/trend?lat=${snapped(p.lat)}&lon=${snapped(p.lon)}`
+    expect((await store.get([key]))[0]).toMatchObject({ key, etag: first.etag, v: 1 })
+    await client.close()
+
+    const later = createClient({ baseUrl: world.baseUrl, fetch: rec.fetch, store })
+    const again = await later.view("trend", p.lat, p.lon)
+    expect(again).toMatchObject({ source: "revalidated", etag: first.etag, data: first.data })
+    const calls = rec.to("/api/v2/trend")
+    expect(calls.map((c) => [c.status, c.headers.get("if-none-match")])).toEqual([
+      [200, null],
+      [304, first.etag]
+    ])
+    expect(calls[0]!.url.search).toBe(`?lat=${snapped(p.lat)}&lon=${snapped(p.lon)}`)
+    await later.close()
+  })
+})
+
 describe("load", () => {
   it("peek: the stored bundle as cache results, or null, and never a request", async () => {
     const rec = recorder()

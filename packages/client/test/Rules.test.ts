@@ -92,7 +92,17 @@ describe("payload check", () => {
     grade: gradePayload(1, 2),
     forecast: { view: "forecast", v: 1, cell: gradePayload(1, 2).cell, issued: "x", days: [] },
     calendar: { view: "calendar", v: 1, cell: gradePayload(1, 2).cell, start: "a", end: "b", dates: ["a"], series: {} },
-    day: { view: "day", v: 1, cell: gradePayload(1, 2).cell, date: "2024-01-01", source: "none", variables: {} }
+    day: { view: "day", v: 1, cell: gradePayload(1, 2).cell, date: "2024-01-01", source: "none", variables: {} },
+    trend: {
+      view: "trend",
+      v: 1,
+      cell: gradePayload(1, 2).cell,
+      first: "1940-01-01",
+      last: "2025-11-21",
+      baseline: null,
+      years: [],
+      periods: {}
+    }
   } as const
 
   it("each view's payload passes, parsed and as text; another view's, another version or a missing field does not", () => {
@@ -119,14 +129,18 @@ describe("payload check", () => {
       FastCheck.constantFrom(...VIEW_NAMES),
       FastCheck.record(
         {
-          view: FastCheck.constantFrom(...VIEW_NAMES, "trend"),
+          view: FastCheck.constantFrom(...VIEW_NAMES, "other"),
           v: FastCheck.constantFrom(1, 2, "1"),
           cell: FastCheck.oneof(FastCheck.constant(gradePayload(1, 2).cell), FastCheck.jsonValue()),
           date: FastCheck.oneof(FastCheck.string(), FastCheck.jsonValue()),
           variables: FastCheck.oneof(FastCheck.object(), FastCheck.jsonValue()),
           days: FastCheck.oneof(FastCheck.array(FastCheck.jsonValue()), FastCheck.jsonValue()),
           dates: FastCheck.oneof(FastCheck.array(FastCheck.string()), FastCheck.jsonValue()),
-          series: FastCheck.oneof(FastCheck.object(), FastCheck.jsonValue())
+          series: FastCheck.oneof(FastCheck.object(), FastCheck.jsonValue()),
+          first: FastCheck.oneof(FastCheck.string(), FastCheck.jsonValue()),
+          last: FastCheck.oneof(FastCheck.string(), FastCheck.jsonValue()),
+          years: FastCheck.oneof(FastCheck.array(FastCheck.jsonValue()), FastCheck.jsonValue()),
+          periods: FastCheck.oneof(FastCheck.object(), FastCheck.jsonValue())
         },
         { requiredKeys: ["view", "v"] }
       )
