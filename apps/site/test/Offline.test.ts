@@ -189,10 +189,18 @@ layer(world, { timeout: 240_000 })("offline and installable", (it) => {
       const after = yield* Effect.promise(() => mainScript(page))
       expect(after).not.toBe(before)
       expect(yield* Effect.promise(() => offlineNotice(page).count())).toBe(0)
-      // The new build's worker takes over and keeps only its own build.
+      // The new build's worker takes over and keeps only its own build: one cache, holding the new
+      // build and not the old. (Until the new worker is installed, the old worker's one cache holds
+      // both, as it keeps what the reloaded page fetches; waiting on "no cache holds the old script"
+      // alone could pass then, before the new worker's cache appears.)
       yield* Effect.promise(() =>
         page.waitForFunction(
-          async ([now, old]) => (await caches.match(now)) !== undefined && (await caches.match(old)) === undefined,
+          async ([now, old]) => {
+            const names = await caches.keys()
+            if (names.length !== 1) return false
+            const options = { cacheName: names[0]!, ignoreVary: true }
+            return (await caches.match(now, options)) !== undefined && (await caches.match(old, options)) === undefined
+          },
           [after, before] as const,
           { timeout: 30_000 }
         )
