@@ -1,8 +1,9 @@
 /**
  * `pnpm screenshots`: PNGs of both pages at 375 px and 1280 px into docs/screenshots/ — the main
- * page with a place loaded and watched, the account page signed in with that watch — from the built
- * service in Chromium; then, from `pnpm demo` itself (in a scratch directory), the demo's inbox
- * with the alert that watching its extreme place brings, and that place's card (`card.png`).
+ * page with a place loaded and watched, its climate context section alone, the account page signed
+ * in with that watch — from the built service in Chromium; then, from `pnpm demo` itself (in a
+ * scratch directory), the demo's inbox with the alert that watching its extreme place brings, and
+ * that place's card (`card.png`).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -36,14 +37,17 @@ const program = Effect.gen(function* () {
       await page.getByRole("button", { name: "Watching — change kinds" }).waitFor({ timeout: 30_000 })
       // Charts and the map draw after the data; give them a moment to settle.
       await page.waitForTimeout(1_500)
+      // The climate context comes last, after the grades: its stripes drawn, then the whole page, then it alone.
+      await page.locator("#trend .stripes-svg").waitFor({ timeout: 30_000 })
       await page.screenshot({ path: join(out, `main-${width}.png`), fullPage: true })
+      await page.locator("#trend").screenshot({ path: join(out, `trend-${width}.png`) })
       await page.goto(url("/alerts"))
       await page.getByRole("button", { name: /^Stop watching/ }).waitFor({ timeout: 30_000 })
       await page.waitForTimeout(300)
       await page.screenshot({ path: join(out, `account-${width}.png`), fullPage: true })
       await context.close()
     })
-    console.log(`wrote docs/screenshots/main-${width}.png and account-${width}.png`)
+    console.log(`wrote docs/screenshots/main-${width}.png, trend-${width}.png and account-${width}.png`)
   }
 
   const scratch = mkdtempSync(join(tmpdir(), "screenshots-demo-"))

@@ -6,13 +6,16 @@ import type {
   CalendarPayload as CalendarPayloadSchema,
   DayPayload as DayPayloadSchema,
   ForecastPayload as ForecastPayloadSchema,
-  GradePayload as GradePayloadSchema
+  GradePayload as GradePayloadSchema,
+  TrendPayload as TrendPayloadSchema
 } from "@climate-grade/core/data/Payloads"
 
 export type GradePayload = GradePayloadSchema
 export type ForecastPayload = ForecastPayloadSchema
 export type CalendarPayload = CalendarPayloadSchema
 export type DayPayload = DayPayloadSchema
+export type TrendPayload = TrendPayloadSchema
+export type TrendStanding = TrendPayload["periods"]["month"]["variables"]["tmax"]
 export type Grade = GradePayload["variables"]["tmax"]
 export type DayGrade = DayPayload["variables"]["tmax"]
 export type GradeLabel = NonNullable<Grade["label"]>

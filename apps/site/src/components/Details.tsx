@@ -1,7 +1,8 @@
 /**
  * Everything of a place below today's grades: the coming 16 days, the day view with its date field,
- * the two-year calendar and the provenance. A chunk of its own, fetched once the grades show; the
- * calendar's drawing and keyboard model are a further chunk.
+ * the two-year calendar, the climate context and the provenance. A chunk of its own, fetched once the
+ * grades show; the calendar's drawing and keyboard model, and the climate context with its data, are
+ * further chunks.
  */
 import { useSignal } from "@preact/signals"
 import { useEffect, useState } from "preact/hooks"
@@ -14,6 +15,11 @@ import { ForecastStrip } from "./ForecastStrip.js"
 import { Legend } from "./Legend.js"
 import { Provenance } from "./Provenance.js"
 import { Section } from "./Section.js"
+
+const ClimateContext = lazy(
+  () => import("./ClimateContext.js").then((m) => m.ClimateContext),
+  () => <div class="trend-pending" />
+)
 
 const CalendarHeatmap = lazy(
   () => import("./CalendarHeatmap.js").then((m) => m.CalendarHeatmap),
@@ -143,6 +149,8 @@ export const Details = () => {
           <Legend variable={calendarVariable.value === "precip" ? "precip" : "tmax"} records={false} />
         </Section>
       )}
+      {/* Its placeholder until its chunk is here: drawn in the provenance's task. */}
+      {shown >= 4 && <ClimateContext cell={p.cell} units={u} />}
       {shown >= 4 && (
         <Section id="about" title="About these numbers">
           <Provenance

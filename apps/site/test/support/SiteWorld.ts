@@ -32,8 +32,14 @@ export class Upstreams extends Context.Tag("site-test/Upstreams")<
   { readonly weather: FakeOpenMeteo.FakeOpenMeteo; readonly geocoder: FakeNominatim.FakeNominatim }
 >() {}
 
-/** `logs`: every log line of the server (the access log among them), for tests that look at the wire. */
-export const siteWorld = (extraEnv: Readonly<Record<string, string>> = {}, options: { readonly logs?: Array<string> } = {}) =>
+/**
+ * `logs`: every log line of the server (the access log among them), for tests that look at the wire;
+ * `backend`: the database (default PGlite; a test may run on each of `backends`).
+ */
+export const siteWorld = (
+  extraEnv: Readonly<Record<string, string>> = {},
+  options: { readonly logs?: Array<string>; readonly backend?: (typeof backends)[number] } = {}
+) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       const weather = yield* FakeOpenMeteo.make
@@ -44,7 +50,10 @@ export const siteWorld = (extraEnv: Readonly<Record<string, string>> = {}, optio
         ...extraEnv
       }
       return Layer.mergeAll(
-        testServerLayer(env, backends[0]!.layer, { siteDirectory: buildSite(), ...options }),
+        testServerLayer(env, (options.backend ?? backends[0]!).layer, {
+          siteDirectory: buildSite(),
+          ...(options.logs === undefined ? {} : { logs: options.logs })
+        }),
         Layer.succeed(Upstreams, { weather, geocoder }),
         Chromium.layer
       )
