@@ -61,12 +61,12 @@ const freshPlace = () => {
   return { lat: (-20 - counter * 1.5 + 0.1).toFixed(2), lon: (100 + counter * 2.75).toFixed(2) }
 }
 
-/** The server's access log: one line per answer, "METHOD /path STATUS". */
+/** The server's access log: one line per answer, "… CLIENT METHOD /path STATUS DURATIONms …" (LOG_FORMAT=pretty). */
 const logs: Array<string> = []
 const answered = (from: number) =>
   logs
     .slice(from)
-    .map((line) => /message="?(GET|HEAD) (\S+) (\d{3}) /.exec(line))
+    .map((line) => / (GET|HEAD) (\S+) (\d{3}) [\d.]+ms /.exec(line))
     .filter((m) => m !== null)
     .map((m) => ({ path: m[2]!.replace(/\?.*$/, ""), status: Number(m[3]) }))
 
