@@ -1,19 +1,16 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
+import * as DataQuery from "./DataQuery.js"
 import { BadRequestSchema, DatabaseFaultSchema, NotFoundSchema, ServiceUnavailableSchema } from "./Errors.js"
 
-/** Checked by hand (DataQuery), so every 400 names the parameter. */
-const param = (description: string) =>
-  Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ description }))
 
 export class CardGroup extends HttpApiGroup.make("card")
   .add(
     HttpApiEndpoint.get("card", "/card.png")
       .setUrlParams(
         Schema.Struct({
-          lat: param("latitude, -90..90"),
-          lon: param("longitude, -180..180"),
-          units: param("metric (default) or imperial")
+          ...DataQuery.Where,
+          units: DataQuery.units
         })
       )
       .addSuccess(

@@ -52,10 +52,10 @@ export const make = Effect.gen(function* () {
       })
     )
 
-  return (query: DataQuery.Query) =>
+  return (query: { readonly lat: number; readonly lon: number; readonly units?: "metric" | "imperial" | undefined }) =>
     Effect.gen(function* () {
-      const cell = yield* DataQuery.cell(query)
-      const units = yield* DataQuery.units(query)
+      const cell = DataQuery.cellOf(query)
+      const units = query.units ?? "metric"
       const held = yield* views.heldGrade(cell)
       if (Option.isNone(held)) return yield* new NotFound({ detail: NOT_HELD })
       const token = cardToken(held.value.token, units)

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Payloads } from "@climate-grade/core"
 import * as Schema from "effect/Schema"
+import * as DataQuery from "./DataQuery.js"
 import {
   BadGatewaySchema,
   BadRequestSchema,
@@ -11,17 +12,12 @@ import {
   TooManyRequestsSchema
 } from "./Errors.js"
 
-/**
- * A query value as sent: a repeated parameter arrives as an array, which DataQuery refuses with a
- * detail naming it (a schema refusal here would answer with the schema's own words).
- */
-const param = (description: string) =>
-  Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ description }))
 /** A conditional GET whose If-None-Match matched the ETag (CONTRACT.md §6). */
 const NotModified = HttpApiSchema.Empty(304).annotations({
   description: "If-None-Match matched: no body; ETag, Cache-Control and Vary as on the 200"
 })
-const Where = { lat: param("latitude, -90..90"), lon: param("longitude, -180..180") }
+// The query values' schemas (their refusals, in words, are DataQuery's).
+const { Where } = DataQuery
 
 export class DataGroup extends HttpApiGroup.make("data")
   .add(
@@ -43,9 +39,9 @@ export class DataGroup extends HttpApiGroup.make("data")
       .setUrlParams(
         Schema.Struct({
           ...Where,
-          start: param("YYYY-MM-DD; default: end − months + 1 day"),
-          end: param("YYYY-MM-DD; default: the record's last day"),
-          months: param("whole months back from end when start is absent; default 12")
+          start: DataQuery.date("start", "YYYY-MM-DD; default: end − months + 1 day"),
+          end: DataQuery.date("end", "YYYY-MM-DD; default: the record's last day"),
+          months: DataQuery.wholeNumber("months", "whole months back from end when start is absent; default 12")
         })
       )
       .addSuccess(Payloads.CalendarPayload)
@@ -54,7 +50,7 @@ export class DataGroup extends HttpApiGroup.make("data")
   )
   .add(
     HttpApiEndpoint.get("day", "/day")
-      .setUrlParams(Schema.Struct({ ...Where, date: param("YYYY-MM-DD from the record's first day to the last forecast day; default today") }))
+      .setUrlParams(Schema.Struct({ ...Where, date: DataQuery.date("date", "YYYY-MM-DD from the record's first day to the last forecast day; default today") }))
       .addSuccess(Payloads.DayPayload)
       .addSuccess(NotModified)
       .annotate(OpenApi.Description, "One day's values, grades and climatology; climatology alone when there are no values.")
@@ -71,7 +67,7 @@ export class DataGroup extends HttpApiGroup.make("data")
   )
   .add(
     HttpApiEndpoint.get("cell", "/cell")
-      .setUrlParams(Schema.Struct({ ...Where, prefetch: param("1: warm-only mode, never calling the weather source") }))
+      .setUrlParams(Schema.Struct({ ...Where, prefetch: DataQuery.prefetch }))
       .addSuccess(Payloads.BundlePayload)
       .addSuccess(HttpApiSchema.Empty(204).annotations({ description: "prefetch=1 for a cell with no history held" }))
       .addSuccess(NotModified)

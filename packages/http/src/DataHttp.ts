@@ -38,7 +38,6 @@ import { clientAddress } from "./RequestInfo.js"
 import { ResponseIndex } from "./ResponseIndex.js"
 import * as UpstreamErrors from "./UpstreamErrors.js"
 
-type Query = DataQuery.Query
 
 export const make = Effect.gen(function* () {
   const views = yield* DataViews.DataViews
@@ -96,17 +95,21 @@ export const make = Effect.gen(function* () {
   const view = <A, E, R>(plan: Effect.Effect<DataViews.Plan<A>, E, R>) =>
     Effect.flatMap(plan, (p) => respond(p.token, p.validUntil, counted(PayloadReplay.view(p))))
 
-  const calendarRequest = (query: Query) =>
-    Effect.map(
-      Effect.all([DataQuery.date(query, "start"), DataQuery.date(query, "end"), DataQuery.wholeNumber(query, "months")]),
-      ([start, end, months]): DataViews.CalendarRequest => ({ start, end, months })
-    )
+  const calendarRequest = (query: {
+    readonly start?: number | undefined
+    readonly end?: number | undefined
+    readonly months?: number | undefined
+  }): DataViews.CalendarRequest => ({
+    start: Option.fromNullable(query.start),
+    end: Option.fromNullable(query.end),
+    months: Option.fromNullable(query.months)
+  })
 
   /** The bundle: its plan is the core's; its slices are served from their own keys and tokens. */
-  const bundle = (query: Query) =>
+  const bundle = (query: { readonly lat: number; readonly lon: number; readonly prefetch?: boolean | undefined }) =>
     Effect.gen(function* () {
-      const cell = yield* DataQuery.cell(query)
-      const prefetch = yield* DataQuery.prefetch(query)
+      const cell = DataQuery.cellOf(query)
+      const prefetch = query.prefetch === true
       // Only a full bundle may fetch a new cell (prefetch never calls the weather upstream).
       const found = yield* (prefetch ? views.bundle(cell, { prefetch }) : gate(cell, views.bundle(cell, { prefetch })))
       if (Option.isNone(found)) {
@@ -147,21 +150,27 @@ export const layer = HttpApiBuilder.group(Api, "data", (handlers) =>
     handlers
       .handle("grade", ({ urlParams }) =>
         Effect.catchAll(
-          Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.gate(cell, routes.view(routes.views.grade(cell)))),
+          Effect.suspend(() => {
+            const cell = DataQuery.cellOf(urlParams)
+            return routes.gate(cell, routes.view(routes.views.grade(cell)))
+          }),
           refail
         )
       )
       .handle("forecast", ({ urlParams }) =>
         Effect.catchAll(
-          Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.gate(cell, routes.view(routes.views.forecast(cell)))),
+          Effect.suspend(() => {
+            const cell = DataQuery.cellOf(urlParams)
+            return routes.gate(cell, routes.view(routes.views.forecast(cell)))
+          }),
           refail
         )
       )
       .handle("calendar", ({ urlParams }) =>
         Effect.catchAll(
           Effect.gen(function* () {
-            const cell = yield* DataQuery.cell(urlParams)
-            const request = yield* routes.calendarRequest(urlParams)
+            const cell = DataQuery.cellOf(urlParams)
+            const request = routes.calendarRequest(urlParams)
             return yield* routes.gate(cell, routes.view(routes.views.calendar(cell, request)))
           }),
           refail
@@ -170,8 +179,8 @@ export const layer = HttpApiBuilder.group(Api, "data", (handlers) =>
       .handle("day", ({ urlParams }) =>
         Effect.catchAll(
           Effect.gen(function* () {
-            const cell = yield* DataQuery.cell(urlParams)
-            const date = yield* DataQuery.date(urlParams, "date")
+            const cell = DataQuery.cellOf(urlParams)
+            const date = Option.fromNullable(urlParams.date)
             return yield* routes.gate(cell, routes.view(routes.views.day(cell, date)))
           }),
           refail
@@ -179,7 +188,10 @@ export const layer = HttpApiBuilder.group(Api, "data", (handlers) =>
       )
       .handle("trend", ({ urlParams }) =>
         Effect.catchAll(
-          Effect.flatMap(DataQuery.cell(urlParams), (cell) => routes.gate(cell, routes.view(routes.views.trend(cell)))),
+          Effect.suspend(() => {
+            const cell = DataQuery.cellOf(urlParams)
+            return routes.gate(cell, routes.view(routes.views.trend(cell)))
+          }),
           refail
         )
       )

@@ -7,6 +7,7 @@
  */
 import { HttpApiBuilder, HttpApiError, type HttpApp, HttpServerResponse } from "@effect/platform"
 import * as Effect from "effect/Effect"
+import * as DataQuery from "./DataQuery.js"
 
 type Issue = HttpApiError.HttpApiDecodeError["issues"][number]
 
@@ -21,6 +22,9 @@ const reword = (issue: Issue): string => {
 }
 
 export const describe = (error: HttpApiError.HttpApiDecodeError): string => {
+  // A query value's refusal is written for the client already (DataQuery): said whole, alone.
+  const first = error.issues[0]?.message
+  if (first?.startsWith(DataQuery.PREFIX)) return first
   const parts = error.issues.slice(0, 3).map((issue) => {
     const field = issue.path.map(String).join(".")
     return field === "" ? `body: ${reword(issue)}` : `${field}: ${reword(issue)}`
