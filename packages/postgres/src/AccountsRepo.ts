@@ -3,7 +3,7 @@
  * defects here (the rules never decide on them); unique violations the rules do decide on
  * become the core's typed errors.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import {
   AuditLog,
@@ -29,42 +29,46 @@ export const USER_COLUMNS = `id, email, hashed_password as "hashedPassword", is_
 
 const LINK_COLUMNS = `user_id as "userId", provider, subject, email`
 
-export const decodeUser = Schema.decodeUnknown(User)
-const decodeLink = Schema.decodeUnknown(OAuthLink)
-
-const firstAs = <A>(decode: (u: unknown) => Effect.Effect<A, unknown>) => (rows: ReadonlyArray<unknown>) =>
-  rows.length === 0 ? Effect.succeedNone : Effect.asSome(decode(rows[0]))
 
 export const makeUsers = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  /** One user by a query of its own, decoded by the core's `User` schema. */
+  const oneUser = (query: (value: string) => Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
+    SqlSchema.findOne({ Request: Schema.String, Result: User, execute: query })
+  const byId = oneUser((id) => sql.unsafe(`select ${USER_COLUMNS} from users where id = $1`, [id]))
+  const lockById = oneUser((id) => sql.unsafe(`select ${USER_COLUMNS} from users where id = $1 for update`, [id]))
+  const byEmail = oneUser((email) => sql.unsafe(`select ${USER_COLUMNS} from users where lower(email) = lower($1)`, [email]))
+  const insert = SqlSchema.single({
+    Request: Schema.Struct({
+      email: Schema.String,
+      hashedPassword: Schema.String,
+      isActive: Schema.Boolean,
+      isSuperuser: Schema.Boolean,
+      isVerified: Schema.Boolean,
+      oauthOnly: Schema.Boolean
+    }),
+    Result: User,
+    execute: (user) =>
+      sql.unsafe(
+        `insert into users (email, hashed_password, is_active, is_superuser, is_verified, oauth_only)
+         values ($1, $2, $3, $4, $5, $6) returning ${USER_COLUMNS}`,
+        [user.email, user.hashedPassword, user.isActive, user.isSuperuser, user.isVerified, user.oauthOnly]
+      )
+  })
   return Users.of({
-    findById: (id) =>
-      sql.unsafe(`select ${USER_COLUMNS} from users where id = $1`, [id]).pipe(Effect.flatMap(firstAs(decodeUser)), Effect.orDie),
-    lock: (id) =>
-      sql
-        .unsafe(`select ${USER_COLUMNS} from users where id = $1 for update`, [id])
-        .pipe(Effect.flatMap(firstAs(decodeUser)), Effect.orDie),
+    findById: (id) => byId(id).pipe(Effect.orDie),
+    lock: (id) => lockById(id).pipe(Effect.orDie),
     // PostgreSQL text cannot hold NUL, so no account has such an address (and the query would fail).
-    findByEmail: (email) =>
-      email.includes("\0")
-        ? Effect.succeedNone
-        : sql
-            .unsafe(`select ${USER_COLUMNS} from users where lower(email) = lower($1)`, [email])
-            .pipe(Effect.flatMap(firstAs(decodeUser)), Effect.orDie),
+    findByEmail: (email) => (email.includes("\0") ? Effect.succeedNone : byEmail(email).pipe(Effect.orDie)),
     create: (user: NewUser) =>
-      sql
-        .unsafe(
-          `insert into users (email, hashed_password, is_active, is_superuser, is_verified, oauth_only)
-           values ($1, $2, $3, $4, $5, $6) returning ${USER_COLUMNS}`,
-          [user.email, user.hashedPassword, user.isActive, user.isSuperuser, user.isVerified, user.oauthOnly]
-        )
-        .pipe(
-          Effect.catchTag("SqlError", (e) =>
-            uniqueViolation(e) === undefined ? Effect.die(e) : Effect.fail(new EmailTaken({ email: user.email }))
-          ),
-          Effect.flatMap((rows) => Effect.orDie(decodeUser(rows[0]))),
-          Effect.withSpan("Users.create")
+      insert(user).pipe(
+        Effect.catchTag("SqlError", (e) =>
+          uniqueViolation(e) === undefined ? Effect.die(e) : Effect.fail(new EmailTaken({ email: user.email }))
         ),
+        // Not one row of `User` back from an insert … returning is a bug, not a refusal.
+        Effect.catchTags({ ParseError: Effect.die, NoSuchElementException: Effect.die }),
+        Effect.withSpan("Users.create")
+      ),
     setChat: (id, { chatDm, chatId }) =>
       sql`update users set chat_id = ${chatId}, chat_dm = ${chatDm} where id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
     setChatDm: (id, chatDm) => sql`update users set chat_dm = ${chatDm} where id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
@@ -80,15 +84,20 @@ export const makeOAuthAccounts = Effect.gen(function* () {
       new LinkConflict({ constraint: constraint === "oauth_accounts_user_provider_key" ? "user-provider" : "subject" })
     )
   }
+  const bySubject = SqlSchema.findOne({
+    Request: Schema.Struct({ provider: Schema.String, subject: Schema.String }),
+    Result: OAuthLink,
+    execute: ({ provider, subject }) =>
+      sql.unsafe(`select ${LINK_COLUMNS} from oauth_accounts where provider = $1 and subject = $2`, [provider, subject])
+  })
+  const byUser = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: OAuthLink,
+    execute: (userId) => sql.unsafe(`select ${LINK_COLUMNS} from oauth_accounts where user_id = $1 order by provider`, [userId])
+  })
   return OAuthAccounts.of({
-    findBySubject: (provider: ProviderName, subject: string) =>
-      sql
-        .unsafe(`select ${LINK_COLUMNS} from oauth_accounts where provider = $1 and subject = $2`, [provider, subject])
-        .pipe(Effect.flatMap(firstAs(decodeLink)), Effect.orDie),
-    listByUser: (userId: UserId) =>
-      sql
-        .unsafe(`select ${LINK_COLUMNS} from oauth_accounts where user_id = $1 order by provider`, [userId])
-        .pipe(Effect.flatMap(Effect.forEach((row) => decodeLink(row))), Effect.orDie),
+    findBySubject: (provider: ProviderName, subject: string) => bySubject({ provider, subject }).pipe(Effect.orDie),
+    listByUser: (userId: UserId) => byUser(userId).pipe(Effect.orDie),
     insert: (link) =>
       sql`insert into oauth_accounts (user_id, provider, subject, email)
           values (${link.userId}, ${link.provider}, ${link.subject}, ${link.email})`.pipe(

@@ -1,9 +1,14 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { UpstreamBudget } from "@climate-grade/core"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+
+/** A `double precision` total: a number from node-postgres and PGlite alike. */
+const Spent = Schema.Struct({ spent: Schema.Number })
 
 /** A limit passed: ends the reservation's transaction, which takes back what it added. */
 class Refused extends Data.TaggedError("Refused")<{ readonly key: string | null }> {}
@@ -30,34 +35,41 @@ export const make = Effect.gen(function* () {
     )
 
   /** Adds to the day's total unless past `limit`; the total after it, or undefined when refused. */
-  const addToDay = (day: number, units: number, limit: number | null) =>
-    Effect.map(
-      sql<{ spent: number }>`
+  const addToDayRow = SqlSchema.findOne({
+    Request: Schema.Struct({ day: Schema.Number, units: Schema.Number, limit: Schema.NullOr(Schema.Number) }),
+    Result: Spent,
+    execute: ({ day, limit, units }) => sql`
         insert into weather_budget as b (day, spent) values (${day}, ${units})
         on conflict (day) do update set spent = b.spent + excluded.spent
           where ${limit}::float8 is null or b.spent + excluded.spent <= ${limit}::float8
-        returning spent`,
-      (rows) => (rows[0] === undefined ? undefined : Number(rows[0].spent))
-    )
+        returning spent`
+  })
+  const addToDay = (day: number, units: number, limit: number | null) =>
+    Effect.map(Effect.orDie(addToDayRow({ day, units, limit })), (row) => Option.getOrUndefined(Option.map(row, (r) => r.spent)))
 
-  const addToShare = (day: number, key: string, units: number, limit: number | null) =>
-    Effect.map(
-      sql<{ spent: number }>`
+  const addToShareRow = SqlSchema.findOne({
+    Request: Schema.Struct({ day: Schema.Number, key: Schema.String, units: Schema.Number, limit: Schema.NullOr(Schema.Number) }),
+    Result: Spent,
+    execute: ({ day, key, limit, units }) => sql`
         insert into weather_budget_shares as s (day, spender, spent) values (${day}, ${key}, ${units})
         on conflict (day, spender) do update set spent = s.spent + excluded.spent
           where ${limit}::float8 is null or s.spent + excluded.spent <= ${limit}::float8
-        returning spent`,
-      (rows) => rows.length === 1
-    )
+        returning spent`
+  })
+  const addToShare = (day: number, key: string, units: number, limit: number | null) =>
+    Effect.map(Effect.orDie(addToShareRow({ day, key, units, limit })), Option.isSome)
 
   /** What a share (or, for null, the day) has spent: read after a refusal, to say why. */
-  const spentBy = (day: number, key: string | null) =>
-    Effect.map(
+  const spentRow = SqlSchema.findOne({
+    Request: Schema.Struct({ day: Schema.Number, key: Schema.NullOr(Schema.String) }),
+    Result: Spent,
+    execute: ({ day, key }) =>
       key === null
-        ? sql<{ spent: number }>`select spent from weather_budget where day = ${day}`
-        : sql<{ spent: number }>`select spent from weather_budget_shares where day = ${day} and spender = ${key}`,
-      (rows) => Number(rows[0]?.spent ?? 0)
-    )
+        ? sql`select spent from weather_budget where day = ${day}`
+        : sql`select spent from weather_budget_shares where day = ${day} and spender = ${key}`
+  })
+  const spentBy = (day: number, key: string | null) =>
+    Effect.map(Effect.orDie(spentRow({ day, key })), (row) => Option.match(row, { onNone: () => 0, onSome: (r) => r.spent }))
 
   const reserve = (day: number, units: number, limits: UpstreamBudget.Limits) =>
     Effect.gen(function* () {

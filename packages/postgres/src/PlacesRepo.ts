@@ -2,28 +2,35 @@
  * Kept place-search answers in `place_searches` (migration 0008), behind the core's PlaceCache.
  * A row that no longer decodes counts as absent (the next search overwrites it).
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Places } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
-interface Row {
-  readonly places_json: string
-  readonly fetched_at: Date | string
-}
+/** A kept answer as stored; its places are decoded apart, so a row that no longer decodes is only absent. */
+const Row = Schema.Struct({
+  places_json: Schema.String,
+  // A timestamptz: a Date from node-postgres and PGlite alike.
+  fetched_at: Schema.DateFromSelf
+})
 
 const decodePlaces = Schema.decodeUnknownOption(Schema.parseJson(Places.Places))
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const kept = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Row,
+    execute: (query) => sql`select places_json, fetched_at from place_searches where query = ${query}`
+  })
   return Places.PlaceCache.of({
     get: (query) =>
-      sql<Row>`select places_json, fetched_at from place_searches where query = ${query}`.pipe(
-        Effect.map((rows) =>
-          Option.flatMap(Option.fromNullable(rows[0]), (row) =>
-            Option.map(decodePlaces(row.places_json), (places) => ({ places, fetchedAt: new Date(row.fetched_at).getTime() }))
+      kept(query).pipe(
+        Effect.map(
+          Option.flatMap((row) =>
+            Option.map(decodePlaces(row.places_json), (places) => ({ places, fetchedAt: row.fetched_at.getTime() }))
           )
         ),
         Effect.orDie

@@ -1,9 +1,10 @@
-import { SqlClient } from "@effect/sql"
-import { Crypto, SecureRandom, SESSION_TTL_SECONDS, Sessions } from "@climate-grade/core"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Crypto, SecureRandom, SESSION_TTL_SECONDS, Sessions, User } from "@climate-grade/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { decodeUser, USER_COLUMNS } from "./AccountsRepo.js"
+import * as Schema from "effect/Schema"
+import { USER_COLUMNS } from "./AccountsRepo.js"
 
 /**
  * Sessions per CONTRACT.md §2: a random 256-bit token, kept only as its SHA-256. Expiry is
@@ -13,6 +14,16 @@ export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const random = yield* SecureRandom
   const prefixed = USER_COLUMNS.replace(/(^|,\s*)/g, "$1u.")
+  const userOf = SqlSchema.findOne({
+    Request: Schema.Struct({ hash: Schema.String, now: Schema.DateFromSelf }),
+    Result: User,
+    execute: ({ hash, now }) =>
+      sql.unsafe(
+        `select ${prefixed} from sessions s join users u on u.id = s.user_id
+         where s.token_hash = $1 and s.expires_at > $2`,
+        [hash, now]
+      )
+  })
   return Sessions.of({
     issue: (userId) =>
       Effect.gen(function* () {
@@ -24,15 +35,9 @@ export const make = Effect.gen(function* () {
         return { token, expiresAt }
       }).pipe(Effect.orDie, Effect.withSpan("Sessions.issue")),
     find: (token) =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const rows = yield* sql.unsafe(
-          `select ${prefixed} from sessions s join users u on u.id = s.user_id
-           where s.token_hash = $1 and s.expires_at > $2`,
-          [Crypto.sha256Hex(token), new Date(now)]
-        )
-        return rows.length === 0 ? yield* Effect.succeedNone : yield* Effect.asSome(decodeUser(rows[0]))
-      }).pipe(Effect.orDie),
+      Effect.flatMap(Clock.currentTimeMillis, (now) => userOf({ hash: Crypto.sha256Hex(token), now: new Date(now) })).pipe(
+        Effect.orDie
+      ),
     revoke: (token) => sql`delete from sessions where token_hash = ${Crypto.sha256Hex(token)}`.pipe(Effect.asVoid, Effect.orDie)
   })
 })

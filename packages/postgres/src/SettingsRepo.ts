@@ -1,5 +1,6 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 /**
  * The stored value of a setting, or `generate()`'s value stored now. `on conflict do nothing`
@@ -10,6 +11,10 @@ export const getOrCreate = (key: string, generate: Effect.Effect<string>) =>
     const sql = yield* SqlClient.SqlClient
     const candidate = yield* generate
     yield* sql`insert into settings (key, value) values (${key}, ${candidate}) on conflict (key) do nothing`
-    const rows = yield* sql<{ value: string }>`select value from settings where key = ${key}`
-    return rows[0]!.value
+    const read = SqlSchema.single({
+      Request: Schema.String,
+      Result: Schema.Struct({ value: Schema.String }),
+      execute: (k) => sql`select value from settings where key = ${k}`
+    })
+    return (yield* read(key)).value
   })
