@@ -259,7 +259,8 @@ layer(siteWorld(), { timeout: 180_000 })("the user's words", (it) => {
       const box = page.getByLabel("Place", { exact: true })
       const words = "The place search is not working right now. Try again later, or pick the place on the map or by its coordinates."
       yield* run(async () => {
-        geocoder.faults.push({ status: 500 })
+        // For the search alone: a label an earlier test left waiting its turn must not take it.
+        geocoder.searchFaults.push({ status: 500 })
         await box.fill("Faulty town")
         await box.press("Enter")
         await page.getByText(words).waitFor({ timeout: 10_000 })
@@ -269,7 +270,7 @@ layer(siteWorld(), { timeout: 180_000 })("the user's words", (it) => {
       expect(status).not.toMatch(/geocoder|E[A-Z]{4,}|\b50\d\b/)
       // Busy: the wait in words.
       yield* run(async () => {
-        geocoder.faults.push({ status: 429, retryAfter: "30" })
+        geocoder.searchFaults.push({ status: 429, retryAfter: "30" })
         await box.fill("Busy town")
         await box.press("Enter")
         await page.getByText("The place search is busy right now. Try again in 30 seconds").waitFor({ timeout: 10_000 })

@@ -1,6 +1,7 @@
 /**
  * A fake Nominatim on loopback: `/reverse` in jsonv2, addresses per cell, "Unable to geocode";
- * `/search` in jsonv2 with results per query (honouring `limit`); faults queued for either.
+ * `/search` in jsonv2 with results per query (honouring `limit`); faults queued for either, or for
+ * searches alone (`searchFaults`, played first), which a cell's label looked up meanwhile cannot take.
  */
 import * as Effect from "effect/Effect"
 import { type Fault, type Logged, play, record, send, serve } from "./FakeUpstream.js"
@@ -22,6 +23,8 @@ export interface FakeNominatim {
   searchFallback: (q: string) => ReadonlyArray<SearchResult>
   readonly requests: Array<Logged>
   readonly faults: Array<Fault>
+  /** Faults for `/search` only, played before `faults`. */
+  readonly searchFaults: Array<Fault>
   /** Cells (`"lat,lon"` as sent) whose lookups fail with a 500, whatever else is queued. */
   readonly failing: Set<string>
   /** Address by `"lat,lon"` as sent; others get `fallback`. */
@@ -35,6 +38,7 @@ export const make = Effect.gen(function* () {
   const state = {
     requests: [] as Array<Logged>,
     faults: [] as Array<Fault>,
+    searchFaults: [] as Array<Fault>,
     addresses: new Map<string, Readonly<Record<string, string>>>(),
     failing: new Set<string>(),
     fallback: { city: "Testville", state: "Test State", country: "Testland", country_code: "tl" } as FakeNominatim["fallback"],
@@ -48,7 +52,7 @@ export const make = Effect.gen(function* () {
   const { origin } = yield* serve((req, res, url) => {
     if (url.pathname === "/search") {
       const { query } = record(state.requests, req, res, url)
-      if (play(state.faults.shift(), res)) return
+      if (play(state.searchFaults.shift() ?? state.faults.shift(), res)) return
       const q = query.q ?? ""
       const limit = Number(query.limit ?? "10")
       const results = (state.searches.get(q) ?? state.searchFallback(q)).slice(0, Number.isFinite(limit) ? limit : 10)
