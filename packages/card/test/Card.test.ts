@@ -77,4 +77,10 @@ describe("CardPng", () => {
     expect(wide).toBeGreaterThan(2 * narrow)
     expect(CardPng.measure("WWWW", 80, 400)).toBeCloseTo(2 * wide, 5)
   })
+
+  it("is abandoned past its time bound: the render rejects rather than answering late", async () => {
+    await expect(CardPng.render(grade("Tōkyō, JP"), "metric", 1)).rejects.toThrow(/Abort/)
+    // The same card within the default bound is drawn.
+    expect((await CardPng.render(grade("Tōkyō, JP"), "metric")).png.byteLength).toBeGreaterThan(0)
+  })
 })
