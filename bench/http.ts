@@ -12,7 +12,7 @@
  *   pnpm bench:http [a|b|c]
  */
 import { execFileSync } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, readFileSync } from "node:fs"
 import { request } from "node:http"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -40,14 +40,18 @@ const startProcess = (args: Array<string>, env: Record<string, string>) =>
     logFile: join(mkdtempSync(join(tmpdir(), "bench-http-")), "output.log")
   })
 
+/** BENCH_PROFILE=dir writes CPU profiles of the service and the bare servers (a graceful SIGINT lets them flush). */
+const profileFlags = process.env.BENCH_PROFILE === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+
 /** A bare node:http server that answers every request with fixed status, headers and body. */
 const bareServer = (status: number, headers: Record<string, string>, body: Buffer) =>
   startProcess(
     [
+      ...profileFlags,
       "-e",
       `const h=${JSON.stringify(headers)};const b=Buffer.from(${JSON.stringify(body.toString("base64"))},"base64");
        const s=require("http").createServer((q,r)=>{r.writeHead(${status},h);r.end(b)});
-       s.listen(0,"127.0.0.1",()=>console.log("PORT "+s.address().port))`
+       process.on("SIGINT",()=>process.exit(0));s.listen(0,"127.0.0.1",()=>console.log("PORT "+s.address().port))`
     ],
     {}
   )
@@ -81,14 +85,44 @@ const fetchRaw = (url: string, headers: Record<string, string>) =>
 const headersAsSent = (headers: Record<string, string>) =>
   Object.fromEntries(Object.entries(headers).filter(([k]) => !["date", "connection", "keep-alive", "transfer-encoding"].includes(k)))
 
-/** `ours` and `bare` in turns of DURATION / ROUNDS seconds; the ratio of their request totals, and each round's. */
-const alternate = async (ours: () => Promise<autocannon.Result>, bare: () => Promise<autocannon.Result>) => {
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 10 ms). */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+interface Side {
+  readonly run: () => Promise<autocannon.Result>
+  readonly pid: number
+}
+
+/**
+ * `ours` and `bare` in turns of DURATION / ROUNDS seconds; the ratio of their request totals, and
+ * each round's; and each server's CPU time per answer, which a shared machine's load disturbs far
+ * less than throughput (the ratio of CPU per answer, bare over ours, is printed beside it).
+ */
+const alternate = async (ours: Side, bare: Side) => {
   const rounds: Array<{ ours: autocannon.Result; bare: autocannon.Result }> = []
-  for (let i = 0; i < ROUNDS; i++) rounds.push({ ours: await ours(), bare: await bare() })
-  const total = (pick: (r: (typeof rounds)[number]) => autocannon.Result) =>
-    rounds.reduce((sum, r) => sum + pick(r).requests.total, 0) / DURATION
+  const cpu = { ours: 0, bare: 0 }
+  const timed = async (side: Side, key: "ours" | "bare") => {
+    const before = cpuSeconds(side.pid)
+    const result = await side.run()
+    cpu[key] += cpuSeconds(side.pid) - before
+    return result
+  }
+  for (let i = 0; i < ROUNDS; i++) rounds.push({ ours: await timed(ours, "ours"), bare: await timed(bare, "bare") })
+  const count = (pick: (r: (typeof rounds)[number]) => autocannon.Result) => rounds.reduce((sum, r) => sum + pick(r).requests.total, 0)
+  const total = (pick: (r: (typeof rounds)[number]) => autocannon.Result) => count(pick) / DURATION
   const ratios = rounds.map((r) => r.ours.requests.average / r.bare.requests.average)
-  return { rounds, ours: total((r) => r.ours), bare: total((r) => r.bare), ratio: total((r) => r.ours) / total((r) => r.bare), ratios }
+  const perAnswer = { ours: (cpu.ours / count((r) => r.ours)) * 1e6, bare: (cpu.bare / count((r) => r.bare)) * 1e6 }
+  return {
+    rounds,
+    ours: total((r) => r.ours),
+    bare: total((r) => r.bare),
+    ratio: total((r) => r.ours) / total((r) => r.bare),
+    ratios,
+    perAnswer
+  }
 }
 
 const report = (names: readonly [string, string], result: Awaited<ReturnType<typeof alternate>>) => {
@@ -99,6 +133,10 @@ const report = (names: readonly [string, string], result: Awaited<ReturnType<typ
     `  ratio ${result.ratio.toFixed(2)} (rounds: ${result.ratios.map((r) => r.toFixed(2)).join(" ")}; load average ${loadavg()
       .map((l) => l.toFixed(1))
       .join(" ")})`
+  )
+  const { perAnswer } = result
+  console.log(
+    `  CPU per answer: ours ${perAnswer.ours.toFixed(1)} µs, bare ${perAnswer.bare.toFixed(1)} µs (bare / ours ${(perAnswer.bare / perAnswer.ours).toFixed(2)})`
   )
 }
 
@@ -112,8 +150,7 @@ const main = Effect.gen(function* () {
   const weather = yield* FakeOpenMeteo.make
   const geocoder = yield* FakeNominatim.make
   execFileSync(process.execPath, ["build.mjs"], { cwd: join(root, "apps/server"), stdio: "inherit" })
-  // BENCH_PROFILE=dir writes a CPU profile of the service (a graceful SIGINT lets it flush).
-  const profile = process.env.BENCH_PROFILE === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+  const profile = profileFlags
   const service = yield* Effect.promise(() =>
     startProcess([...profile, join(root, "apps/server/dist/main.js")], {
       PORT: "0",
@@ -124,7 +161,8 @@ const main = Effect.gen(function* () {
       HISTORY_START: "1940-01-01",
       // (c) loads 20 new cells of 85 years each (~670 cost units apiece): past the keyless daily
       // budget of 10,000 units, which would answer the rest 503.
-      WEATHER_DAILY_UNITS: "unlimited"
+      WEATHER_DAILY_UNITS: "unlimited",
+      ...(JSON.parse(process.env.BENCH_SERVICE_ENV ?? "{}") as Record<string, string>)
     })
   )
   yield* Scope.addFinalizer(
@@ -154,21 +192,21 @@ const main = Effect.gen(function* () {
     )
     const result = yield* Effect.promise(() =>
       alternate(
-        () => load(warmCell, { "if-none-match": etag, "accept-encoding": "gzip" }),
-        () => load(`http://127.0.0.1:${same.port}/`, { "if-none-match": etag })
+        { run: () => load(warmCell, { "if-none-match": etag, "accept-encoding": "gzip" }), pid: service.child.pid! },
+        { run: () => load(`http://127.0.0.1:${same.port}/`, { "if-none-match": etag, "accept-encoding": "gzip" }), pid: same.child.pid! }
       )
     )
     report(["climate-grade /cell → 304", "bare node:http → the same 304"], result)
     const reference = yield* Effect.promise(() =>
       alternate(
-        () => load(warmCell, { "if-none-match": etag, "accept-encoding": "gzip" }),
-        () => load(`http://127.0.0.1:${minimal.port}/`, { "if-none-match": etag })
+        { run: () => load(warmCell, { "if-none-match": etag, "accept-encoding": "gzip" }), pid: service.child.pid! },
+        { run: () => load(`http://127.0.0.1:${minimal.port}/`, { "if-none-match": etag, "accept-encoding": "gzip" }), pid: minimal.child.pid! }
       )
     )
     console.log("  for reference, against a bare 304 with only etag, cache-control and vary (fewer bytes to write and parse):")
     report(["climate-grade /cell → 304", "bare node:http → minimal 304"], reference)
-    same.child.kill("SIGKILL")
-    minimal.child.kill("SIGKILL")
+    same.child.kill(profileFlags.length > 0 ? "SIGINT" : "SIGKILL")
+    minimal.child.kill(profileFlags.length > 0 ? "SIGINT" : "SIGKILL")
   }
 
   if (which === undefined || which === "b") {
@@ -176,8 +214,8 @@ const main = Effect.gen(function* () {
     const bare = yield* Effect.promise(() => bareServer(200, headersAsSent(first.headers), first.body))
     const result = yield* Effect.promise(() =>
       alternate(
-        () => load(warmCell, { "accept-encoding": "gzip" }),
-        () => load(`http://127.0.0.1:${bare.port}/`, { "accept-encoding": "gzip" })
+        { run: () => load(warmCell, { "accept-encoding": "gzip" }), pid: service.child.pid! },
+        { run: () => load(`http://127.0.0.1:${bare.port}/`, { "accept-encoding": "gzip" }), pid: bare.child.pid! }
       )
     )
     bare.child.kill("SIGKILL")

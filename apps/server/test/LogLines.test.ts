@@ -61,19 +61,37 @@ describe("LogLines", () => {
 
   it("lines are written together at the end of the turn, in order; a full batch and flush() write at once", async () => {
     const chunks: Array<string> = []
-    const sink = batched({ write: (chunk: string) => chunks.push(chunk) })
+    const sink = batched({ write: (chunk: string) => chunks.push(chunk) }, { maxChars: 100 })
     sink.write("one")
     sink.write("two")
     expect(chunks).toEqual([])
     await new Promise((resolve) => setImmediate(resolve))
     expect(chunks).toEqual(["one\ntwo\n"])
-    for (let i = 0; i < 256; i++) sink.write(`l${i}`)
+    // 10 lines of 10 characters with their newlines: the tenth fills the batch.
+    for (let i = 0; i < 10; i++) sink.write(`line ${String(i).padStart(4, "0")}`)
     expect(chunks).toHaveLength(2)
-    expect(chunks[1]!.split("\n")).toHaveLength(257)
+    expect(chunks[1]!.split("\n")).toHaveLength(11)
     sink.write("last")
     sink.flush()
     expect(chunks.at(-1)).toBe("last\n")
     await new Promise((resolve) => setImmediate(resolve))
     expect(chunks).toHaveLength(3)
+  })
+
+  it("with a delay, lines wait for it (not for the end of the turn), then go together", async () => {
+    const chunks: Array<string> = []
+    const sink = batched({ write: (chunk: string) => chunks.push(chunk) }, { delayMs: 30 })
+    sink.write("one")
+    await new Promise((resolve) => setImmediate(resolve))
+    sink.write("two")
+    expect(chunks).toEqual([])
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect(chunks).toEqual(["one\ntwo\n"])
+    sink.write("three")
+    sink.flush()
+    expect(chunks).toEqual(["one\ntwo\n", "three\n"])
+    // The cleared timer writes nothing more.
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect(chunks).toHaveLength(2)
   })
 })

@@ -64,6 +64,22 @@ export type Writer = (
 const NO_ESCAPE = /^[ !#-[\]-~]*$/
 export const jsonString = (s: string): string => (NO_ESCAPE.test(s) ? `"${s}"` : JSON.stringify(s))
 
+/**
+ * `jsonString` remembering its last answer: a busy instance writes the same path (a revalidated
+ * place) and the same client (a kept-alive connection) line after line.
+ */
+const lastJsonString = () => {
+  let last = ""
+  let json = '""'
+  return (s: string) => {
+    if (s !== last) {
+      last = s
+      json = jsonString(s)
+    }
+    return json
+  }
+}
+
 /** The same clock string for every line of one millisecond. */
 const timestamps = () => {
   let ms = -1
@@ -87,9 +103,11 @@ export const writer = (options: Options, clock: () => number = Date.now): Writer
   if (options.format === "off") return () => {}
   if (options.format === "json") {
     const tail = `,"instance":${jsonString(options.instance)}}`
+    const pathJson = lastJsonString()
+    const clientJson = lastJsonString()
     return (method, path, status, durationMs, client, requestId) =>
       write(
-        `{"timestamp":"${stamp(clock())}","logLevel":"INFO","access":true,"method":"${method}","path":${jsonString(path)},"status":${status},"duration_ms":${Math.round(durationMs * 10) / 10},"client":${jsonString(client)},"request_id":"${requestId}"${tail}`
+        `{"timestamp":"${stamp(clock())}","logLevel":"INFO","access":true,"method":"${method}","path":${pathJson(path)},"status":${status},"duration_ms":${Math.round(durationMs * 10) / 10},"client":${clientJson(client)},"request_id":"${requestId}"${tail}`
       )
   }
   const tail = ` ${options.instance}`

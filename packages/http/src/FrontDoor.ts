@@ -175,8 +175,7 @@ export const handler = (
     const started = performance.now()
     const id = RequestId.fromProxy(req.headers[RequestId.HEADER], hops) ?? nextId()
     const https = SecurityHeaders.isHttps(options, req)
-    const extra = https ? ["strict-transport-security", SecurityHeaders.HSTS, RequestId.HEADER, id] : [RequestId.HEADER, id]
-    const held = ResponseIndex.answer(index, req, res, fixed, extra)
+    const held = ResponseIndex.answer(index, req, res, fixed, https, id)
     if (held !== undefined) {
       // Answered whole, at once: the line and the count now, from what was worked out for this URL.
       const ms = performance.now() - started

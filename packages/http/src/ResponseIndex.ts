@@ -10,6 +10,8 @@ import { Lru } from "@climate-grade/core"
 import * as Context from "effect/Context"
 import { CACHE_CONTROL, ifNoneMatchMatches, VARY } from "./ConditionalGet.js"
 import { type Encoded, sendsGzip } from "./Compression.js"
+import { HEADER as REQUEST_ID } from "./RequestId.js"
+import * as SecurityHeaders from "./SecurityHeaders.js"
 
 export interface Held {
   readonly etag: string
@@ -25,6 +27,11 @@ export interface Held {
 interface Entry<E> extends Held {
   /** The 304's headers, flat (name, value, …), with the front door's own fixed headers. */
   head?: Array<string>
+  /**
+   * The whole 304 head over plain HTTP and over https (with `Strict-Transport-Security`), made
+   * once: its last value is the request id's slot, written just before each answer is sent.
+   */
+  notModified?: { readonly plain: Array<string>; readonly https: Array<string> }
   edge?: E
 }
 
@@ -90,15 +97,17 @@ const JSON_HEAD = ["content-type", "application/json"] as const
 
 /**
  * Answers a request from the index when it can, with the front door's fixed headers (`fixed`,
- * flat) and its per-request ones (`extra`); the entry answered from, or undefined when the request
- * must go to the app. The answers are byte for byte what the app would send.
+ * flat), `Strict-Transport-Security` when the request came over https, and its request id; the
+ * entry answered from, or undefined when the request must go to the app. The answers are byte for
+ * byte what the app would send.
  */
 export const answer = <E>(
   index: Index<E>,
   req: IncomingMessage,
   res: ServerResponse,
   fixed: ReadonlyArray<string>,
-  extra: ReadonlyArray<string>
+  https: boolean,
+  requestId: string
 ): Entry<E> | undefined => {
   if (req.method !== "GET" || req.url === undefined) return undefined
   const held = index.lookup(req.url, Date.now())
@@ -108,13 +117,23 @@ export const answer = <E>(
   const inm = req.headers["if-none-match"]
   // A client revalidating sends back exactly the ETag it was given: no parsing for that.
   if (inm !== undefined && (inm === held.etag || ifNoneMatchMatches(inm, held.etag))) {
-    res.writeHead(304, extra.length === 0 ? head : head.concat(extra))
+    if (held.notModified === undefined) {
+      held.notModified = {
+        plain: [...head, REQUEST_ID, ""],
+        https: [...head, "strict-transport-security", SecurityHeaders.HSTS, REQUEST_ID, ""]
+      }
+    }
+    const lines = https ? held.notModified.https : held.notModified.plain
+    // writeHead copies the headers into the answer's head at once: the slot is free again after it.
+    lines[lines.length - 1] = requestId
+    res.writeHead(304, lines)
     res.end()
     return held
   }
   if (held.body === undefined) return undefined
   const gzip = sendsGzip(held.body, req.headers["accept-encoding"])
   const bytes = gzip ? held.body.gzip : held.body.json
+  const extra = https ? ["strict-transport-security", SecurityHeaders.HSTS, REQUEST_ID, requestId] : [REQUEST_ID, requestId]
   res.writeHead(200, head.concat(gzip ? GZIP_HEAD : JSON_HEAD, "content-length", String(bytes.byteLength), extra))
   res.end(bytes)
   return held
