@@ -16,11 +16,14 @@
  *     reloaded: the JavaScript fetched before the grades show (gzip bytes on the wire) and every
  *     long task (Long Tasks API, > 50 ms) after the grades show, until the neighbour warm-up is over.
  */
+import { mkdir, writeFile } from "node:fs/promises"
 import { loadavg } from "node:os"
+import { join } from "node:path"
 import { Chromium } from "@climate-grade/testing"
 import * as chromeLauncher from "chrome-launcher"
 import * as Effect from "effect/Effect"
 import lighthouse from "lighthouse"
+import { TRACE_CATEGORIES, type TracedTask, type TraceTasks, tasksOfTrace } from "./support/longTaskTrace.js"
 import { siteServer } from "./support/SiteServer.js"
 
 type Page = Awaited<ReturnType<typeof Chromium.openPage>>["page"]
@@ -28,7 +31,14 @@ type Browser = Parameters<typeof Chromium.openPage>[0]
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5)
 const LIGHTHOUSE_RUNS = 3
-const TASK_RUNS = 3
+const TASK_RUNS = Number(process.env.TASK_RUNS ?? 3)
+/** TASK_TRACE=0 measures the long tasks without a performance trace (which costs the page a little). */
+const TASK_TRACE = process.env.TASK_TRACE !== "0"
+/** TASK_TRACE_DIR=path keeps each trace there (open it in DevTools' Performance panel). */
+const TASK_TRACE_DIR = process.env.TASK_TRACE_DIR
+let traceCount = 0
+/** The User Timing mark the page gets when the grades show: it ties the trace's clock to the page's. */
+const GRADES_MARK = "cg-grades-shown"
 
 const parts = new Set(process.argv.slice(2))
 const wants = (part: "timing" | "lighthouse" | "tasks") => parts.size === 0 || parts.has(part)
@@ -225,6 +235,8 @@ const OBSERVE = () => {
   new MutationObserver((_, observer) => {
     if (document.querySelectorAll(".grade-card").length >= 3) {
       w.__gradesAt = performance.now()
+      // The name is GRADES_MARK's (this function runs in the page, so it cannot read the constant).
+      performance.mark("cg-grades-shown", { startTime: w.__gradesAt })
       observer.disconnect()
     }
   }).observe(document, { childList: true, subtree: true })
@@ -237,14 +249,24 @@ interface TaskRun {
   readonly after: ReadonlyArray<number>
   readonly before: ReadonlyArray<number>
   readonly dom: number
+  /** The same tasks as the trace saw them (when traced), with where their time went. */
+  readonly traced: TraceTasks | null
 }
 
-const measureTasks = (page: Page) =>
+/** Navigates with `go` and measures the long tasks until the neighbour warm-up is over, traced or not. */
+const measureTasks = (browser: Browser, page: Page, go: () => Promise<unknown>) =>
   Effect.promise(async (): Promise<TaskRun> => {
+    if (TASK_TRACE) await browser.startTracing(undefined, { categories: TRACE_CATEGORIES, screenshots: false })
+    await go()
     await gradesVisible(page)
     // The neighbour warm-up: eight requests at least 1.1 s apart, and their storage.
     await page.waitForTimeout(11_000)
-    return page.evaluate(() => {
+    const trace = TASK_TRACE ? await browser.stopTracing() : null
+    if (trace !== null && TASK_TRACE_DIR !== undefined) {
+      await mkdir(TASK_TRACE_DIR, { recursive: true })
+      await writeFile(join(TASK_TRACE_DIR, `tasks-${++traceCount}.json`), trace)
+    }
+    const run = await page.evaluate(() => {
       const w = window as unknown as { __tasks: Array<[number, number]>; __gradesAt: number }
       const scripts = performance
         .getEntriesByType("resource")
@@ -258,6 +280,7 @@ const measureTasks = (page: Page) =>
         dom: document.getElementsByTagName("*").length
       }
     })
+    return { ...run, traced: trace === null ? null : tasksOfTrace(trace, GRADES_MARK, run.gradesAt) }
   })
 
 const tasks = (browser: Browser, origin: string) =>
@@ -271,15 +294,22 @@ const tasks = (browser: Browser, origin: string) =>
       yield* hold(origin, lat, lon)
       loads.push(loadavg()[0]!)
       const { context, page } = yield* Effect.promise(() => Chromium.openPage(browser))
+      // A new context is a new browser window, and headless Chromium (156) builds its omnibox popup
+      // (a WebUI page of ~0.25 s of script in a renderer of its own) for each: on two cores that
+      // work lands on top of the page's first load and stretches its tasks. A visitor's browser is
+      // already open, so the window settles on about:blank first; the profile (cache, storage,
+      // service worker) is as fresh as before.
+      yield* Effect.promise(async () => {
+        await page.goto("about:blank")
+        await page.waitForTimeout(3_000)
+      })
       yield* Effect.promise(() => page.addInitScript(OBSERVE))
-      yield* Effect.promise(() => page.goto(`${origin}/?lat=${lat}&lon=${lon}`, { waitUntil: "commit" }))
-      first.push(yield* measureTasks(page))
-      yield* Effect.promise(() => page.reload({ waitUntil: "commit" }))
-      again.push(yield* measureTasks(page))
+      first.push(yield* measureTasks(browser, page, () => page.goto(`${origin}/?lat=${lat}&lon=${lon}`, { waitUntil: "commit" })))
+      again.push(yield* measureTasks(browser, page, () => page.reload({ waitUntil: "commit" })))
       yield* Effect.promise(() => context.close())
     }
     const ms = (xs: ReadonlyArray<number>) => (xs.length === 0 ? "none" : xs.map((d) => `${d.toFixed(0)} ms`).join(", "))
-    console.log(`\ndesktop Chromium, a held place (load average (1 min) at each run start: ${loads.map((l) => l.toFixed(1)).join(", ")})`)
+    console.log(`\ndesktop Chromium, a held place${TASK_TRACE ? ", traced" : ""} (load average (1 min) at each run start: ${loads.map((l) => l.toFixed(1)).join(", ")})`)
     for (const [name, runs] of [
       ["first visit (fresh profile)", first],
       ["reload (stored copy)", again]
@@ -295,10 +325,32 @@ const tasks = (browser: Browser, origin: string) =>
       console.log(`    grades shown at: ${runs.map((r) => `${r.gradesAt.toFixed(0)} ms`).join(", ")}; DOM elements: ${runs.map((r) => r.dom).join(", ")}`)
       for (const [i, r] of runs.entries()) {
         console.log(`    run ${i + 1}: ${r.after.length} long tasks after the grades show (${ms(r.after)}); before: ${ms(r.before)}`)
+        if (r.traced === null) continue
+        // What each was, from the trace: its start relative to the grades showing, its CPU time and
+        // largest parts, and what else used the cores meanwhile.
+        const show = (label: string, t: TracedTask) => {
+          const when = t.start - r.gradesAt
+          const parts = t.parts
+            .slice(0, 4)
+            .map(([what, d]) => `${what} ${d.toFixed(0)} ms`)
+            .join("; ")
+          const others = t.meanwhile
+            .slice(0, 3)
+            .map(([what, d]) => `${what} ${d.toFixed(0)} ms`)
+            .join("; ")
+          console.log(`      ${label} ${t.duration.toFixed(0)} ms, CPU ${t.cpu.toFixed(0)} ms, at ${when >= 0 ? "+" : ""}${when.toFixed(0)} ms from the grades: ${parts || "—"}`)
+          if (t.duration > 50) console.log(`        meanwhile, other threads' CPU: ${others || "little"}`)
+        }
+        for (const t of r.traced.long) show("long task", t)
+        for (const t of r.traced.heaviestAfter) show("heaviest after the grades:", t)
       }
     }
     const worst = Math.max(0, ...[...first, ...again].flatMap((r) => r.after))
     console.log(`  longest task after the grades show: ${worst.toFixed(0)} ms   target: none over 50 ms`)
+    if (TASK_TRACE) {
+      const heaviest = Math.max(0, ...[...first, ...again].flatMap((r) => r.traced?.heaviestAfter.map((t) => t.cpu) ?? []))
+      console.log(`  most CPU in one main-thread task after the grades show: ${heaviest.toFixed(0)} ms (what the page itself asks of a core in one piece)`)
+    }
   })
 
 const program = Effect.gen(function* () {
