@@ -328,7 +328,7 @@ const tasks = (browser: Browser, origin: string) =>
         if (r.traced === null) continue
         // What each was, from the trace: its start relative to the grades showing, its CPU time and
         // largest parts, and what else used the cores meanwhile.
-        const show = (label: string, t: TracedTask) => {
+        const show = (label: string, t: TracedTask, meanwhile: boolean) => {
           const when = t.start - r.gradesAt
           const parts = t.parts
             .slice(0, 4)
@@ -339,10 +339,10 @@ const tasks = (browser: Browser, origin: string) =>
             .map(([what, d]) => `${what} ${d.toFixed(0)} ms`)
             .join("; ")
           console.log(`      ${label} ${t.duration.toFixed(0)} ms, CPU ${t.cpu.toFixed(0)} ms, at ${when >= 0 ? "+" : ""}${when.toFixed(0)} ms from the grades: ${parts || "—"}`)
-          if (t.duration > 50) console.log(`        meanwhile, other threads' CPU: ${others || "little"}`)
+          if (meanwhile && t.duration > 50) console.log(`        meanwhile, other threads' CPU: ${others || "little"}`)
         }
-        for (const t of r.traced.long) show("long task", t)
-        for (const t of r.traced.heaviestAfter) show("heaviest after the grades:", t)
+        for (const t of r.traced.long) show("long task", t, true)
+        for (const t of r.traced.heaviestAfter) show("heaviest after the grades:", t, false)
       }
     }
     const worst = Math.max(0, ...[...first, ...again].flatMap((r) => r.after))

@@ -1,17 +1,44 @@
 /**
- * Registers the site's service worker (sw.ts) once the page has shown what it came for, when the
- * browser is idle: installing it fetches every file of the build, which must not compete with the
- * first view. `sw.js` sits at the site's root, so its scope is `{BASE_PATH}/` whatever BASE_PATH is.
+ * Registers the site's service worker (sw.ts) once the page has shown what it came for and then gone
+ * quiet: installing it fetches every file of the build, which takes a core from the browser (the
+ * worker's thread, the network, the browser process) and must not compete with the first view nor
+ * with the drawing of the sections that come just after the grades. `sw.js` sits at the site's root,
+ * so its scope is `{BASE_PATH}/` whatever BASE_PATH is.
  */
 import { siteBase } from "./api.js"
 
 let registered = false
 
+/** Idle periods in a row the page must leave before the worker is registered. */
+const QUIET_PERIODS = 3
+/** A long idle period: the browser has no frame to draw (it gives up to 50 ms when nothing is due). */
+const LONG_IDLE_MS = 40
+/** Registered by then whatever the page is doing (a page that never stops animating still gets it). */
+const AT_MOST_MS = 5_000
+
+/**
+ * Runs `run` once the page has been idle for a few long idle periods in a row (nothing drawn, no
+ * script, no chunk arriving), or after `AT_MOST_MS` at the latest.
+ */
+const whenQuiet = (run: () => void) => {
+  if (typeof requestIdleCallback !== "function") {
+    setTimeout(run, 1_000)
+    return
+  }
+  const latest = performance.now() + AT_MOST_MS
+  let quiet = 0
+  const check = (deadline: IdleDeadline) => {
+    quiet = deadline.timeRemaining() >= LONG_IDLE_MS ? quiet + 1 : 0
+    if (quiet >= QUIET_PERIODS || performance.now() >= latest) run()
+    else requestIdleCallback(check, { timeout: Math.max(1, latest - performance.now()) })
+  }
+  requestIdleCallback(check, { timeout: AT_MOST_MS })
+}
+
 export const registerServiceWorker = () => {
   if (registered || !("serviceWorker" in navigator)) return
   registered = true
-  const whenIdle = globalThis.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 200))
-  whenIdle(() => {
+  whenQuiet(() => {
     navigator.serviceWorker.register(new URL("sw.js", siteBase)).catch((error: unknown) => {
       // The site works without it, only not offline.
       console.warn("the service worker could not be registered", error)
