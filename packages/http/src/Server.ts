@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import type * as AccessLog from "./AccessLog.js"
 import type { ProviderName } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
@@ -15,6 +15,7 @@ import * as Compression from "./Compression.js"
 import * as CrossSite from "./CrossSite.js"
 import * as DataHttp from "./DataHttp.js"
 import * as DecodeErrors from "./DecodeErrors.js"
+import * as DocsPage from "./DocsPage.js"
 import * as Drain from "./Drain.js"
 import * as FrontDoor from "./FrontDoor.js"
 import { HttpSettings, type ProviderPage } from "./HttpSettings.js"
@@ -100,7 +101,7 @@ export const serve = (options: ServeOptions) =>
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
     Layer.provide(DecodeErrors.layer),
     Layer.provide(MetricsRoute.layer({ token: options.metricsToken ?? Option.none() })),
-    Layer.provide(HttpApiScalar.layer({ path: `${API_PREFIX}/docs`, scalar: { withDefaultFonts: false } })),
+    Layer.provide(DocsPage.layer({ path: `${API_PREFIX}/docs`, scalar: { withDefaultFonts: false } })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: `${API_PREFIX}/openapi.json` })),
     Layer.provide(ApiLive),
     Layer.provide(
