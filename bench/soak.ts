@@ -5,7 +5,8 @@
  * with the upstreams faked on loopback. It prints throughput, p50/p99 latency and statuses per
  * kind of request, and the server's resident memory (RSS, and its high-water mark) at the start,
  * every SOAK_SAMPLE_SECONDS (default 60) as it goes, and at the end: after warm-up (the caches
- * filled: they are bounded in bytes) the series should be flat.
+ * filled: they are bounded in bytes) the series should be flat. Beside each sample, what the
+ * in-process caches hold together (`cache_bytes` from /metrics), to tell them filling from a leak.
  *   pnpm bench:soak            (embedded PGlite in a temporary DATA_DIR)
  *   DATABASE_URL=postgres://… pnpm bench:soak
  */
@@ -23,6 +24,7 @@ const REVALIDATORS = Number(process.env.SOAK_CLIENTS ?? 16)
 const COLD_EVERY_MS = 2_000
 const EMAIL = "soak@example.org"
 const PASSWORD = "a soak test password"
+const METRICS_TOKEN = "soak-bench-metrics-token"
 
 /** Resident memory of a process in MiB, from /proc (Linux). */
 const rssMiB = (pid: number, field = "VmRSS") => {
@@ -76,6 +78,7 @@ const main = Effect.gen(function* () {
     // Every cold cell comes from one client here: no share of the day, so none is refused.
     WEATHER_CLIENT_SHARE: "100",
     HISTORY_START: "1950-01-01",
+    METRICS_TOKEN,
     ...database
   }
   // The operator command creates the account before the service owns the data directory.
@@ -95,6 +98,12 @@ const main = Effect.gen(function* () {
     ).pipe(Effect.ensuring(Effect.sync(() => rmSync(dataDir, { recursive: true, force: true }))))
   )
   const base = `http://127.0.0.1:${service.port}/api/v2`
+  /** The in-process caches' bytes together, in MiB, from /metrics. */
+  const cachesMiB = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()
+    const bytes = [...text.matchAll(/^cache_bytes\{[^}]*\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0)
+    return bytes / 1024 / 1024
+  }
   const pid = service.child.pid!
 
   // A few warm cells, so revalidations have something to revalidate.
@@ -162,7 +171,8 @@ const main = Effect.gen(function* () {
       await sleep(Math.min(SAMPLE_SECONDS * 1000, Math.max(0, until - Date.now())))
       const sample = `${Math.round((Date.now() - started) / 1000)} s ${rssMiB(pid).toFixed(0)} MiB`
       memory.push(sample)
-      console.log(`  RSS ${sample} (high-water ${rssMiB(pid, "VmHWM").toFixed(0)} MiB)`)
+      const caches = await cachesMiB().then((m) => `${m.toFixed(0)} MiB`, () => "?")
+      console.log(`  RSS ${sample} (high-water ${rssMiB(pid, "VmHWM").toFixed(0)} MiB; caches ${caches})`)
     }
   }
   const t0 = Date.now()
