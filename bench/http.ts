@@ -9,6 +9,7 @@
  * each): on a shared machine the ratio of the same run is what counts, printed with the load average.
  * The service runs as its own process (apps/server/dist/main.js, in-memory PGlite), as does the
  * bare server, so autocannon does not share their event loop.
+ * BENCH_SERVICE_ENV (JSON) adds to the service's environment, e.g. '{"ACCESS_LOG":"off"}'.
  *   pnpm bench:http [a|b|c]
  */
 import { execFileSync } from "node:child_process"

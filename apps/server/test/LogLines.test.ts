@@ -61,26 +61,32 @@ describe("LogLines", () => {
 
   it("lines are written together at the end of the turn, in order; a full batch and flush() write at once", async () => {
     const chunks: Array<string> = []
-    const sink = batched({ write: (chunk: string) => chunks.push(chunk) }, { maxChars: 100 })
+    const sink = batched({ write: (chunk: Uint8Array | string) => chunks.push(Buffer.from(chunk).toString()) }, { maxBytes: 100 })
     sink.write("one")
     sink.write("two")
     expect(chunks).toEqual([])
     await new Promise((resolve) => setImmediate(resolve))
     expect(chunks).toEqual(["one\ntwo\n"])
-    // 10 lines of 10 characters with their newlines: the tenth fills the batch.
-    for (let i = 0; i < 10; i++) sink.write(`line ${String(i).padStart(4, "0")}`)
+    // A line of 9 characters takes 10 bytes with its newline but might take 28: after eight of them
+    // (80 bytes) a ninth might not fit in 100, so the eight go first.
+    for (let i = 0; i < 9; i++) sink.write(`line ${String(i).padStart(4, "0")}`)
     expect(chunks).toHaveLength(2)
-    expect(chunks[1]!.split("\n")).toHaveLength(11)
+    expect(chunks[1]).toBe(Array.from({ length: 8 }, (_, i) => `line 000${i}\n`).join(""))
+    sink.flush()
+    // Text beyond ASCII is written as UTF-8, whole; a line longer than a batch goes alone.
+    sink.write("Zürich — 東京")
+    sink.write("x".repeat(40))
+    expect(chunks.slice(2)).toEqual(["line 0008\n", "Zürich — 東京\n", `${"x".repeat(40)}\n`])
     sink.write("last")
     sink.flush()
     expect(chunks.at(-1)).toBe("last\n")
     await new Promise((resolve) => setImmediate(resolve))
-    expect(chunks).toHaveLength(3)
+    expect(chunks).toHaveLength(6)
   })
 
   it("with a delay, lines wait for it (not for the end of the turn), then go together", async () => {
     const chunks: Array<string> = []
-    const sink = batched({ write: (chunk: string) => chunks.push(chunk) }, { delayMs: 30 })
+    const sink = batched({ write: (chunk: Uint8Array | string) => chunks.push(Buffer.from(chunk).toString()) }, { delayMs: 30 })
     sink.write("one")
     await new Promise((resolve) => setImmediate(resolve))
     sink.write("two")

@@ -80,14 +80,27 @@ const lastJsonString = () => {
   }
 }
 
-/** The same clock string for every line of one millisecond. */
-const timestamps = () => {
+/**
+ * The clock as `Date#toISOString` writes it, for a time in milliseconds since 1970 (before year
+ * 10000): the date and time of day made once a second, the milliseconds added per line, and the
+ * same string for every line of one millisecond.
+ */
+export const timestamps = () => {
+  let second = -1
+  let prefix = ""
   let ms = -1
   let text = ""
   return (now: number) => {
     if (now !== ms) {
       ms = now
-      text = new Date(now).toISOString()
+      const s = Math.floor(now / 1000)
+      if (s !== second) {
+        second = s
+        // "2026-11-26T01:02:03."
+        prefix = new Date(s * 1000).toISOString().slice(0, 20)
+      }
+      const milli = now - s * 1000
+      text = `${prefix}${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`
     }
     return text
   }

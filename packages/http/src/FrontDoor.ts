@@ -155,7 +155,16 @@ export const handler = (
   const nextId = RequestId.generator()
   const index = options.responses as ResponseIndex.Index<Edge>
   const edgeOf = (url: string): Edge => ({ series: HttpMetrics.series(routeOf(url)), path: AccessLog.loggablePath(url) })
-  const clientOf = (req: IncomingMessage) => clientAddressFrom(req.socket.remoteAddress, req.headers["x-forwarded-for"], hops)
+  // A connection's peer address, read once per connection (Node asks the socket's handle each time).
+  const peers = new WeakMap<object, string>()
+  const peerOf = (socket: IncomingMessage["socket"]) => {
+    const known = peers.get(socket)
+    if (known !== undefined) return known
+    const address = socket.remoteAddress
+    if (address !== undefined) peers.set(socket, address)
+    return address
+  }
+  const clientOf = (req: IncomingMessage) => clientAddressFrom(peerOf(req.socket), req.headers["x-forwarded-for"], hops)
   const fixed = SecurityHeaders.RAW_PAIRS
 
   // Shared by every response: `this` is the response that closed.

@@ -17,7 +17,7 @@ export interface Held {
   readonly etag: string
   readonly validUntil: number
   /** The full answer in both forms, when it was served (not for a 304). */
-  readonly body?: Encoded
+  readonly body?: Encoded | undefined
 }
 
 /**
@@ -26,13 +26,13 @@ export interface Held {
  */
 interface Entry<E> extends Held {
   /** The 304's headers, flat (name, value, …), with the front door's own fixed headers. */
-  head?: Array<string>
+  head: Array<string> | undefined
   /**
    * The whole 304 head over plain HTTP and over https (with `Strict-Transport-Security`), made
    * once: its last value is the request id's slot, written just before each answer is sent.
    */
-  notModified?: { readonly plain: Array<string>; readonly https: Array<string> }
-  edge?: E
+  notModified: { readonly plain: Array<string>; readonly https: Array<string> } | undefined
+  edge: E | undefined
 }
 
 export interface Index<E = unknown> {
@@ -77,7 +77,9 @@ export const make = <E = unknown>({ capacity = 10_000, clock = Date.now, maxByte
       const previous = entries.peek(url)
       // A revalidation (no body) must not drop the body a previous answer left.
       const body = held.body ?? (previous?.etag === held.etag ? previous.body : undefined)
-      entries.set(url, body === undefined ? { etag: held.etag, validUntil: held.validUntil } : { etag: held.etag, validUntil: held.validUntil, body })
+      // Every entry has one shape from the start (the fields the front door fills in later too), so
+      // the fast path's property reads stay monomorphic.
+      entries.set(url, { etag: held.etag, validUntil: held.validUntil, body, head: undefined, notModified: undefined, edge: undefined })
     },
     // An expired entry stays (bounded like the rest) for `encoded`; it is never answered from.
     lookup: (url, now) => {

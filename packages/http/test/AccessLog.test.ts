@@ -33,6 +33,19 @@ describe("AccessLog", () => {
   })
 
   it.prop(
+    "the clock reads as Date#toISOString, from one call to the next (same millisecond, same second, or not)",
+    [FastCheck.integer({ min: 0, max: 253_402_300_799_999 }), FastCheck.array(FastCheck.integer({ min: 0, max: 2_500 }), { maxLength: 6 })],
+    ([start, steps]) => {
+      const stamp = AccessLog.timestamps()
+      let now = start
+      for (const step of [0, ...steps]) {
+        now = Math.min(now + step, 253_402_300_799_999)
+        expect(stamp(now)).toBe(new Date(now).toISOString())
+      }
+    }
+  )
+
+  it.prop(
     "json: any path and address stay valid JSON and come back as written",
     [FastCheck.string(), FastCheck.string()],
     ([path, client]) => {

@@ -1,0 +1,143 @@
+/**
+ * `pnpm bench:http-instructions`: bench:http (a) counted in instructions rather than requests per
+ * second, so that it means the same on a busy shared machine as on a quiet one. The built service
+ * (on PostgreSQL: `DATABASE_URL` is required, since an in-memory database would be created under
+ * valgrind, very slowly) and a bare `node:http` server sending the same 304 header for header each
+ * run under valgrind's callgrind; after a warm-up of 20,000 revalidations, callgrind counts the
+ * user-space instructions of the next BENCH_ANSWERS (default 20,000), and the bench prints the
+ * count per answer, the ratio (bare / ours), and the functions where the two differ most. The
+ * kernel's share (the socket writes, the same for both) is not counted, so the throughput ratio
+ * of bench:http (a) is higher than this one. Needs Debian's `valgrind`.
+ *   DATABASE_URL=postgres://… pnpm bench:http-instructions
+ */
+import { execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { request } from "node:http"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import * as Effect from "effect/Effect"
+
+const root = join(import.meta.dirname, "..")
+const ANSWERS = Number(process.env.BENCH_ANSWERS ?? 20_000)
+const autocannon = join(dirname(createRequire(import.meta.url).resolve("autocannon")), "autocannon.js")
+const work = mkdtempSync(join(tmpdir(), "bench-cg-"))
+
+const run = (command: string, args: ReadonlyArray<string>) => execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+
+const fetchHead = (url: string, headers: Record<string, string>) =>
+  new Promise<{ status: number; headers: Record<string, string> }>((done, fail) => {
+    const req = request(url, { headers }, (res) => {
+      res.resume()
+      res.on("end", () =>
+        done({ status: res.statusCode ?? 0, headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, String(v)])) })
+      )
+    })
+    req.on("error", fail)
+    req.end()
+  })
+
+/** `node args…` under callgrind, its instrumentation off until asked; resolves with its port. */
+const underCallgrind = async (name: string, args: ReadonlyArray<string>, env: Record<string, string>, listening: RegExp) => {
+  const child = spawn(
+    "valgrind",
+    ["--tool=callgrind", "--smc-check=all", "--instr-atstart=no", `--callgrind-out-file=${join(work, `${name}.out`)}`, process.execPath, ...args],
+    { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] }
+  )
+  let output = ""
+  child.stdout.on("data", (d: Buffer) => {
+    output += d
+  })
+  child.stderr.on("data", (d: Buffer) => {
+    output += d
+  })
+  for (let waited = 0; waited < 600_000; waited += 500) {
+    const match = listening.exec(output)
+    if (match !== null) return { child, port: Number(match[1]) }
+    if (child.exitCode !== null) break
+    await new Promise((resolve) => setTimeout(resolve, 500))
+  }
+  child.kill("SIGKILL")
+  throw new Error(`${name} did not start under valgrind:\n${output}`)
+}
+
+/** Instructions per answer: a warm-up, then ANSWERS revalidations counted. */
+const count = (name: string, pid: number, url: string, headers: Record<string, string>) => {
+  const h = Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}=${v}`])
+  run(process.execPath, [autocannon, "-a", "20000", "-c", "8", ...h, url])
+  run("callgrind_control", ["-i", "on", String(pid)])
+  run(process.execPath, [autocannon, "-a", String(ANSWERS), "-c", "8", ...h, url])
+  run("callgrind_control", ["-d", String(pid)])
+  const file = join(work, readdirSync(work).filter((f) => f.startsWith(`${name}.out.`)).sort().at(-1)!)
+  const annotated = run("callgrind_annotate", ["--threshold=99", file])
+  const total = Number(/([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS/.exec(annotated)![1]!.replaceAll(",", ""))
+  const byFunction = new Map<string, number>()
+  for (const line of annotated.split("\n")) {
+    const m = /^\s*([\d,]+) \([^)]*\)\s+(.+)$/.exec(line)
+    if (m === null || m[2]!.includes("PROGRAM TOTALS")) continue
+    // V8's generated code has no symbols: counted together.
+    const fn = m[2]!.startsWith("???:0x") ? "(JavaScript, compiled)" : m[2]!.replace(/ \[.*\]$/, "")
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + Number(m[1]!.replaceAll(",", "")) / ANSWERS)
+  }
+  return { perAnswer: total / ANSWERS, byFunction }
+}
+
+const main = Effect.gen(function* () {
+  const databaseUrl = process.env.DATABASE_URL
+  if (databaseUrl === undefined || !databaseUrl.startsWith("postgres")) {
+    console.log("bench:http-instructions needs DATABASE_URL=postgres://… (an in-memory database under valgrind takes too long to create)")
+    return
+  }
+  const weather = yield* FakeOpenMeteo.make
+  const geocoder = yield* FakeNominatim.make
+  execFileSync(process.execPath, ["build.mjs"], { cwd: join(root, "apps/server"), stdio: "inherit" })
+  yield* Effect.promise(async () => {
+    const ours = await underCallgrind(
+      "ours",
+      [join(root, "apps/server/dist/main.js")],
+      {
+        PORT: "0",
+        DATABASE_URL: databaseUrl,
+        AUTH_SECRET: "b".repeat(40),
+        LOG_FORMAT: "json",
+        ...FakeEnv.upstreams(weather, geocoder),
+        HISTORY_START: "1940-01-01",
+        WEATHER_DAILY_UNITS: "unlimited"
+      },
+      /Listening on http:\/\/[^:]+:(\d+)/
+    )
+    const url = `http://127.0.0.1:${ours.port}/api/v2/cell?lat=52.52&lon=13.41`
+    const first = await fetchHead(url, { "accept-encoding": "gzip" })
+    const etag = first.headers.etag!
+    const request = { "if-none-match": etag, "accept-encoding": "gzip" }
+    const again = await fetchHead(url, request)
+    if (again.status !== 304) throw new Error(`revalidation answered ${again.status}`)
+    const headers = Object.fromEntries(Object.entries(again.headers).filter(([k]) => !["date", "connection", "keep-alive"].includes(k)))
+    const a = count("ours", ours.child.pid!, url, request)
+    ours.child.kill("SIGKILL")
+    const script = join(work, "bare.cjs")
+    writeFileSync(
+      script,
+      `const h=${JSON.stringify(headers)};const s=require("http").createServer((q,r)=>{r.writeHead(304,h);r.end()});s.listen(0,"127.0.0.1",()=>console.log("PORT "+s.address().port))`
+    )
+    const bare = await underCallgrind("bare", [script], {}, /PORT (\d+)/)
+    const b = count("bare", bare.child.pid!, `http://127.0.0.1:${bare.port}/`, request)
+    bare.child.kill("SIGKILL")
+    console.log(`304 on /cell, access log and metrics on, ${ANSWERS} answers counted after a warm-up (user-space instructions, callgrind):`)
+    console.log(`  climate-grade ${a.perAnswer.toFixed(0)} per answer, bare node:http (the same 304) ${b.perAnswer.toFixed(0)}: bare / ours ${(b.perAnswer / a.perAnswer).toFixed(3)}`)
+    console.log("  where they differ most (instructions per answer: ours, bare):")
+    const names = new Set([...a.byFunction.keys(), ...b.byFunction.keys()])
+    const rows = [...names].map((n) => [n, a.byFunction.get(n) ?? 0, b.byFunction.get(n) ?? 0] as const)
+    rows.sort((x, y) => Math.abs(y[1] - y[2]) - Math.abs(x[1] - x[2]))
+    for (const [n, o, r] of rows.slice(0, 12)) console.log(`  ${o.toFixed(0).padStart(7)} ${r.toFixed(0).padStart(7)}  ${n.slice(0, 110)}`)
+  })
+})
+
+Effect.runPromise(Effect.scoped(main)).then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error)
+    process.exit(1)
+  }
+)
