@@ -2,42 +2,56 @@
  * The alert ports of `@climate-grade/core` (watches, alerts, outbox) over the tables of migration
  * 0005. `SqlError`s are defects here: no rule decides on them.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import {
   AlertLog,
   Cell,
   CivilDate,
+  DailySeries,
   Kinds,
   Outbox,
   type OutboxMessage,
+  Payloads,
   type SentAlert,
-  type UserId,
+  UserId,
   type Watch,
   WatchLimitReached,
   Watches
 } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { foreignKeyViolation } from "./SqlErrors.js"
 
-interface WatchRow {
-  readonly id: string
-  readonly user_id: string
-  readonly cell_lat: number
-  readonly cell_lon: number
-  readonly lat: number
-  readonly lon: number
-  readonly kinds: ReadonlyArray<string>
-  readonly label: string | null
-  readonly created_at: Date
-}
+/*
+ * Rows as both drivers give them: double precision and integer columns are numbers, timestamptz
+ * a Date, uuid text, text[] an array. The bigint outbox id is selected as text (node-postgres
+ * gives int8 as a string, PGlite as a number). A row that does not decode is a defect.
+ */
+
+const Id = Schema.Struct({ id: Schema.String })
+
+const WatchRow = Schema.Struct({
+  id: Schema.String,
+  user_id: UserId,
+  cell_lat: Schema.Number,
+  cell_lon: Schema.Number,
+  lat: Schema.Number,
+  lon: Schema.Number,
+  // Kept as text: `toWatch` keeps the known kinds, in their order.
+  kinds: Schema.Array(Schema.String),
+  label: Schema.NullOr(Schema.String),
+  created_at: Schema.DateFromSelf
+})
 
 const WATCH_SELECT = `select w.id, w.user_id, w.cell_lat, w.cell_lon, w.lat, w.lon, w.kinds, c.label, w.created_at
   from alert_watches w left join weather_cells c on c.cell_key = w.cell_key`
 
-const toWatch = (row: WatchRow): Watch => ({
+const toWatch = (row: typeof WatchRow.Type): Watch => ({
   id: row.id,
-  userId: row.user_id as UserId,
+  userId: row.user_id,
   lat: row.lat,
   lon: row.lon,
   cell: Cell.fromCoordinates(row.cell_lat, row.cell_lon),
@@ -48,13 +62,59 @@ const toWatch = (row: WatchRow): Watch => ({
 
 export const makeWatches = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const byId = (id: string) =>
-    Effect.map(sql.unsafe<WatchRow>(`${WATCH_SELECT} where w.id = $1`, [id]), (rows) => toWatch(rows[0]!))
+  const watches = (where: string) =>
+    SqlSchema.findAll({
+      Request: Schema.String,
+      Result: WatchRow,
+      execute: (value) => sql.unsafe(`${WATCH_SELECT} where ${where} order by w.created_at, w.id`, [value])
+    })
+  const ofUser = watches("w.user_id = $1")
+  const ofCell = watches("w.cell_key = $1")
+  const byId = SqlSchema.single({
+    Request: Schema.String,
+    Result: WatchRow,
+    execute: (id) => sql.unsafe(`${WATCH_SELECT} where w.id = $1`, [id])
+  })
+  const watchOf = (id: string) => Effect.map(byId(id), toWatch)
+  const KindsRequest = Schema.Struct({ userId: Schema.String, cellKey: Schema.String, kinds: Schema.Array(Schema.String) })
+  const setKinds = SqlSchema.findOne({
+    Request: KindsRequest,
+    Result: Id,
+    execute: ({ cellKey, kinds, userId }) => sql`
+      update alert_watches set kinds = ${kinds}::text[], updated_at = now()
+      where user_id = ${userId} and cell_key = ${cellKey} returning id`
+  })
+  const countOf = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Schema.Struct({ count: Schema.Number }),
+    execute: (userId) => sql`select count(*)::int as count from alert_watches where user_id = ${userId}`
+  })
+  const insert = SqlSchema.single({
+    Request: Schema.Struct({
+      userId: Schema.String,
+      cell: Schema.Struct({ key: Schema.String, lat: Schema.Number, lon: Schema.Number }),
+      lat: Schema.Number,
+      lon: Schema.Number,
+      kinds: Schema.Array(Schema.String)
+    }),
+    Result: Id,
+    execute: ({ cell, kinds, lat, lon, userId }) => sql`
+      insert into alert_watches (user_id, cell_key, cell_lat, cell_lon, lat, lon, kinds)
+      values (${userId}, ${cell.key}, ${cell.lat}, ${cell.lon}, ${lat}, ${lon}, ${kinds}::text[])
+      returning id`
+  })
+  const removeOwn = SqlSchema.findOne({
+    Request: Schema.Struct({ id: Schema.String, userId: Schema.String }),
+    Result: Schema.Struct({ user_id: Schema.String }),
+    execute: ({ id, userId }) => sql`delete from alert_watches where id = ${id} and user_id = ${userId} returning user_id`
+  })
+  const cells = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: Schema.Struct({ cell_lat: Schema.Number, cell_lon: Schema.Number }),
+    execute: () => sql`select distinct cell_lat, cell_lon from alert_watches`
+  })
   return Watches.of({
-    list: (userId) =>
-      sql
-        .unsafe<WatchRow>(`${WATCH_SELECT} where w.user_id = $1 order by w.created_at, w.id`, [userId])
-        .pipe(Effect.map((rows) => rows.map(toWatch)), Effect.orDie),
+    list: (userId) => ofUser(userId).pipe(Effect.map((rows) => rows.map(toWatch)), Effect.orDie),
     upsert: (userId, watch, limit) =>
       sql
         .withTransaction(
@@ -62,69 +122,123 @@ export const makeWatches = Effect.gen(function* () {
             // The user's row is the lock that makes count-then-insert one step across requests.
             yield* sql`select id from users where id = ${userId} for update`
             const kinds = [...watch.kinds]
-            const updated = yield* sql<{ id: string }>`
-              update alert_watches set kinds = ${kinds}::text[], updated_at = now()
-              where user_id = ${userId} and cell_key = ${watch.cell.key} returning id`
-            if (updated.length > 0) return { watch: yield* byId(updated[0]!.id), created: false }
-            const counted = yield* sql<{ count: number }>`
-              select count(*)::int as count from alert_watches where user_id = ${userId}`
-            if ((counted[0]?.count ?? 0) >= limit) return yield* new WatchLimitReached({ limit })
-            const [row] = yield* sql<{ id: string }>`
-              insert into alert_watches (user_id, cell_key, cell_lat, cell_lon, lat, lon, kinds)
-              values (${userId}, ${watch.cell.key}, ${watch.cell.lat}, ${watch.cell.lon}, ${watch.lat}, ${watch.lon}, ${kinds}::text[])
-              returning id`
-            return { watch: yield* byId(row!.id), created: true }
+            const updated = yield* setKinds({ userId, cellKey: watch.cell.key, kinds })
+            if (Option.isSome(updated)) return { watch: yield* watchOf(updated.value.id), created: false }
+            const counted = yield* countOf(userId)
+            if (Option.match(counted, { onNone: () => 0, onSome: (r) => r.count }) >= limit) {
+              return yield* new WatchLimitReached({ limit })
+            }
+            const row = yield* insert({ userId, cell: watch.cell, lat: watch.lat, lon: watch.lon, kinds })
+            return { watch: yield* watchOf(row.id), created: true }
           })
         )
-        .pipe(Effect.catchTag("SqlError", Effect.die)),
+        .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die, NoSuchElementException: Effect.die })),
     remove: (userId, id) =>
       Effect.gen(function* () {
         // Not a uuid: no watch of anyone's.
         if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return "absent" as const
-        const rows = yield* sql<{ user_id: string }>`delete from alert_watches where id = ${id} and user_id = ${userId} returning user_id`
-        if (rows.length > 0) return "removed" as const
+        if (Option.isSome(yield* removeOwn({ id, userId }))) return "removed" as const
         const other = yield* sql`select 1 from alert_watches where id = ${id}`
         return other.length > 0 ? ("foreign" as const) : ("absent" as const)
       }).pipe(Effect.orDie),
-    forCell: (cellKey) =>
-      sql
-        .unsafe<WatchRow>(`${WATCH_SELECT} where w.cell_key = $1 order by w.created_at, w.id`, [cellKey])
-        .pipe(Effect.map((rows) => rows.map(toWatch)), Effect.orDie),
-    cells: sql<{ cell_lat: number; cell_lon: number }>`
-      select distinct cell_lat, cell_lon from alert_watches`.pipe(
+    forCell: (cellKey) => ofCell(cellKey).pipe(Effect.map((rows) => rows.map(toWatch)), Effect.orDie),
+    cells: cells(undefined).pipe(
       Effect.map((rows) => rows.map((r) => Cell.fromCoordinates(r.cell_lat, r.cell_lon))),
       Effect.orDie
     )
   })
 })
 
-interface AlertRow {
-  readonly id: string
-  readonly watch_id: string
-  readonly lat: number
-  readonly lon: number
-  readonly label: string | null
-  readonly date: string
-  readonly kind: Kinds.Kind
-  readonly variable: "tmax" | "tmin" | "precip"
-  readonly value: number | null
-  readonly unit: "°C" | "mm"
-  readonly percentile: number | null
-  readonly grade_label: SentAlert["grade"]["label"]
-  readonly n: number
-  readonly content: string
-  readonly created_at: Date
-  readonly delivery: "queued" | "muted" | "off"
-  readonly status: "pending" | "sent" | "failed" | "dropped" | null
-  readonly sent_at: Date | null
-}
+const AlertRow = Schema.Struct({
+  id: Schema.String,
+  watch_id: Schema.String,
+  lat: Schema.Number,
+  lon: Schema.Number,
+  label: Schema.NullOr(Schema.String),
+  // `date::text`: YYYY-MM-DD, parsed by CivilDate.
+  date: Schema.String,
+  kind: Schema.Literal(...Kinds.kinds),
+  variable: Schema.Literal(...DailySeries.variables),
+  value: Schema.NullOr(Schema.Number),
+  unit: Payloads.Grade.fields.unit,
+  percentile: Schema.NullOr(Schema.Number),
+  grade_label: Schema.NullOr(Payloads.Label),
+  n: Schema.Number,
+  content: Schema.String,
+  created_at: Schema.DateFromSelf,
+  delivery: Schema.Literal("queued", "muted", "off"),
+  // Null when the alert has no message in the outbox.
+  status: Schema.NullOr(Schema.Literal("pending", "sent", "failed", "dropped")),
+  sent_at: Schema.NullOr(Schema.DateFromSelf)
+})
+
+const toSentAlert = (r: typeof AlertRow.Type): SentAlert => ({
+  id: r.id,
+  watchId: r.watch_id,
+  lat: r.lat,
+  lon: r.lon,
+  label: r.label,
+  date: CivilDate.parse(r.date).pipe((d) => (d._tag === "Some" ? d.value : 0)),
+  kind: r.kind,
+  variable: r.variable,
+  grade: { value: r.value, unit: r.unit, percentile: r.percentile, label: r.grade_label, n: r.n },
+  content: r.content,
+  createdAt: r.created_at,
+  status: r.delivery === "queued" ? (r.status ?? "pending") : r.delivery,
+  sentAt: r.sent_at
+})
 
 export const makeAlertLog = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const keysSince = SqlSchema.findAll({
+    Request: Schema.Struct({ watchId: Schema.String, from: Schema.String }),
+    // Kept as text: a row whose date or kind is not understood is left out, not a failure.
+    Result: Schema.Struct({ date: Schema.String, kind: Schema.String }),
+    execute: ({ from, watchId }) =>
+      sql`select date::text as date, kind from alerts where watch_id = ${watchId} and date >= ${from}::date`
+  })
+  const insertAlert = SqlSchema.findOne({
+    Request: Schema.Struct({
+      watchId: Schema.String,
+      userId: Schema.String,
+      date: Schema.String,
+      kind: Schema.String,
+      variable: Schema.String,
+      value: Schema.NullOr(Schema.Number),
+      unit: Schema.String,
+      percentile: Schema.NullOr(Schema.Number),
+      label: Schema.NullOr(Schema.String),
+      n: Schema.Number,
+      content: Schema.String,
+      delivery: Schema.String,
+      at: Schema.DateFromSelf
+    }),
+    Result: Id,
+    execute: (a) => sql`
+      insert into alerts (watch_id, user_id, date, kind, variable, value, unit, percentile, label, n, content, delivery, created_at)
+      select ${a.watchId}, ${a.userId}, ${a.date}::date, ${a.kind}, ${a.variable},
+             ${a.value}, ${a.unit}, ${a.percentile}, ${a.label}, ${a.n}, ${a.content}, ${a.delivery}, ${a.at}
+      where exists (select 1 from alert_watches where id = ${a.watchId})
+      on conflict (watch_id, date, kind) do nothing
+      returning id`
+  })
+  const recentRows = SqlSchema.findAll({
+    Request: Schema.Struct({ userId: Schema.String, limit: Schema.Number }),
+    Result: AlertRow,
+    execute: ({ limit, userId }) => sql`
+      select a.id, a.watch_id, w.lat, w.lon, c.label, a.date::text as date, a.kind, a.variable, a.value, a.unit,
+             a.percentile, a.label as grade_label, a.n, a.content, a.created_at, a.delivery, o.status, o.sent_at
+      from alerts a
+      join alert_watches w on w.id = a.watch_id
+      left join weather_cells c on c.cell_key = w.cell_key
+      left join alert_outbox o on o.alert_id = a.id
+      where a.user_id = ${userId}
+      order by a.created_at desc, a.date desc
+      limit ${limit}`
+  })
   return AlertLog.of({
     madeSince: (watchId, from) =>
-      sql<{ date: string; kind: string }>`
-        select date::text as date, kind from alerts where watch_id = ${watchId} and date >= ${CivilDate.format(from)}::date`.pipe(
+      keysSince({ watchId, from: CivilDate.format(from) }).pipe(
         Effect.map(
           (rows) =>
             new Set(
@@ -140,98 +254,102 @@ export const makeAlertLog = Effect.gen(function* () {
       sql
         .withTransaction(
           Effect.gen(function* () {
-            const g = alert.grade
             // Only while the watch exists: one removed while its cell was evaluated makes no alert.
             // (The foreign key still guards a removal that commits between this check and the
             // insert: that refusal is caught below, the same outcome.)
-            const inserted = yield* sql<{ id: string }>`
-              insert into alerts (watch_id, user_id, date, kind, variable, value, unit, percentile, label, n, content, delivery, created_at)
-              select ${alert.watchId}, ${alert.userId}, ${CivilDate.format(alert.date)}::date, ${alert.kind}, ${alert.variable},
-                     ${g.value}, ${g.unit}, ${g.percentile}, ${g.label}, ${g.n}, ${alert.content}, ${delivery}, ${new Date(alert.at)}
-              where exists (select 1 from alert_watches where id = ${alert.watchId})
-              on conflict (watch_id, date, kind) do nothing
-              returning id`
-            const created = inserted[0]
-            if (created === undefined) return false
+            const g = alert.grade
+            const inserted = yield* insertAlert({
+              watchId: alert.watchId,
+              userId: alert.userId,
+              date: CivilDate.format(alert.date),
+              kind: alert.kind,
+              variable: alert.variable,
+              value: g.value,
+              unit: g.unit,
+              percentile: g.percentile,
+              label: g.label,
+              n: g.n,
+              content: alert.content,
+              delivery,
+              at: new Date(alert.at)
+            })
+            if (Option.isNone(inserted)) return false
             if (delivery === "queued") {
               // Times from the service's clock, like every other time the sender compares.
               yield* sql`insert into alert_outbox (alert_id, user_id, content, due_at, created_at)
-                         values (${created.id}, ${alert.userId}, ${alert.content}, ${new Date(alert.at)}, ${new Date(alert.at)})`
+                         values (${inserted.value.id}, ${alert.userId}, ${alert.content}, ${new Date(alert.at)}, ${new Date(alert.at)})`
             }
             return true
           })
         )
         .pipe(
           // The watch (or its user) removed by another transaction meanwhile: no alert, no error.
-          Effect.catchIf((e) => foreignKeyViolation(e) !== undefined, () => Effect.succeed(false)),
+          Effect.catchIf(
+            (e): e is SqlError => e._tag === "SqlError" && foreignKeyViolation(e) !== undefined,
+            () => Effect.succeed(false)
+          ),
           Effect.orDie
         ),
     recent: (userId, limit) =>
-      sql<AlertRow>`
-        select a.id, a.watch_id, w.lat, w.lon, c.label, a.date::text as date, a.kind, a.variable, a.value, a.unit,
-               a.percentile, a.label as grade_label, a.n, a.content, a.created_at, a.delivery, o.status, o.sent_at
-        from alerts a
-        join alert_watches w on w.id = a.watch_id
-        left join weather_cells c on c.cell_key = w.cell_key
-        left join alert_outbox o on o.alert_id = a.id
-        where a.user_id = ${userId}
-        order by a.created_at desc, a.date desc
-        limit ${limit}`.pipe(
-        Effect.map((rows) =>
-          rows.map(
-            (r): SentAlert => ({
-              id: r.id,
-              watchId: r.watch_id,
-              lat: r.lat,
-              lon: r.lon,
-              label: r.label,
-              date: CivilDate.parse(r.date).pipe((d) => (d._tag === "Some" ? d.value : 0)),
-              kind: r.kind,
-              variable: r.variable,
-              grade: { value: r.value, unit: r.unit, percentile: r.percentile, label: r.grade_label, n: r.n },
-              content: r.content,
-              createdAt: r.created_at,
-              status: r.delivery === "queued" ? (r.status ?? "pending") : r.delivery,
-              sentAt: r.sent_at
-            })
-          )
-        ),
+      recentRows({ userId, limit }).pipe(
+        Effect.map((rows) => rows.map(toSentAlert)),
         Effect.orDie
       )
   })
 })
 
-interface ClaimRow {
-  readonly id: string
-  readonly alert_id: string
-  readonly user_id: string
-  readonly content: string
-  readonly attempts: number
-  readonly created_at: Date
-}
+const ClaimRow = Schema.Struct({
+  id: Schema.String,
+  alert_id: Schema.String,
+  user_id: UserId,
+  content: Schema.String,
+  attempts: Schema.Number,
+  created_at: Schema.DateFromSelf
+})
 
 export const makeOutbox = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const set = (id: string, fields: ReturnType<typeof sql.update>) =>
     Effect.orDie(Effect.asVoid(sql`update alert_outbox set ${fields} where id = ${id}::bigint`))
+  const claimRows = SqlSchema.findAll({
+    Request: Schema.Struct({ now: Schema.Number, leaseUntil: Schema.Number, limit: Schema.Number }),
+    Result: ClaimRow,
+    // `= any(array(…))` runs the locking subquery once; `in (…)` may let the planner rerun it.
+    execute: ({ leaseUntil, limit, now }) => sql`
+      update alert_outbox set claimed_until = ${new Date(leaseUntil)}, attempts = attempts + 1
+      where id = any(array(
+        select id from alert_outbox
+        where status = 'pending' and due_at <= ${new Date(now)} and (claimed_until is null or claimed_until <= ${new Date(now)})
+        order by due_at, id
+        limit ${limit}
+        for update skip locked))
+      returning id::text as id, alert_id::text as alert_id, user_id, content, attempts, created_at`
+  })
+  const nextDue = SqlSchema.findOne({
+    Request: Schema.Void,
+    Result: Schema.Struct({ at: Schema.NullOr(Schema.DateFromSelf) }),
+    execute: () => sql`
+      select min(greatest(due_at, coalesce(claimed_until, due_at))) as at from alert_outbox where status = 'pending'`
+  })
+  const stats = SqlSchema.findOne({
+    Request: Schema.Void,
+    // `::int` counts: numbers from both drivers (a bare count(*) is int8, a string from node-postgres).
+    Result: Schema.Struct({ pending: Schema.Number, failed: Schema.Number, oldest: Schema.NullOr(Schema.DateFromSelf) }),
+    execute: () => sql`
+      select count(*) filter (where status = 'pending')::int as pending,
+             count(*) filter (where status = 'failed')::int as failed,
+             min(created_at) filter (where status = 'pending') as oldest
+      from alert_outbox`
+  })
   return Outbox.of({
     claim: (now, leaseUntil, limit) =>
-      // `= any(array(…))` runs the locking subquery once; `in (…)` may let the planner rerun it.
-      sql<ClaimRow>`
-        update alert_outbox set claimed_until = ${new Date(leaseUntil)}, attempts = attempts + 1
-        where id = any(array(
-          select id from alert_outbox
-          where status = 'pending' and due_at <= ${new Date(now)} and (claimed_until is null or claimed_until <= ${new Date(now)})
-          order by due_at, id
-          limit ${limit}
-          for update skip locked))
-        returning id::text as id, alert_id::text as alert_id, user_id, content, attempts, created_at`.pipe(
+      claimRows({ now, leaseUntil, limit }).pipe(
         Effect.map((rows) =>
           rows.map(
             (r): OutboxMessage => ({
               id: r.id,
               alertId: r.alert_id,
-              userId: r.user_id as UserId,
+              userId: r.user_id,
               content: r.content,
               attempts: r.attempts,
               createdAt: r.created_at.getTime()
@@ -252,21 +370,17 @@ export const makeOutbox = Effect.gen(function* () {
               where id = ${id}::bigint and status = 'pending'`
         )
       ),
-    nextDue: sql<{ at: Date | null }>`
-      select min(greatest(due_at, coalesce(claimed_until, due_at))) as at from alert_outbox where status = 'pending'`.pipe(
-      Effect.map((rows) => rows[0]?.at?.getTime() ?? null),
+    nextDue: nextDue(undefined).pipe(
+      Effect.map((row) => Option.match(row, { onNone: () => null, onSome: (r) => r.at?.getTime() ?? null })),
       Effect.orDie
     ),
-    stats: sql<{ pending: number; failed: number; oldest: Date | null }>`
-      select count(*) filter (where status = 'pending')::int as pending,
-             count(*) filter (where status = 'failed')::int as failed,
-             min(created_at) filter (where status = 'pending') as oldest
-      from alert_outbox`.pipe(
-      Effect.map((rows) => ({
-        pending: rows[0]?.pending ?? 0,
-        failed: rows[0]?.failed ?? 0,
-        oldestPending: rows[0]?.oldest?.getTime() ?? null
-      })),
+    stats: stats(undefined).pipe(
+      Effect.map((row) =>
+        Option.match(row, {
+          onNone: () => ({ pending: 0, failed: 0, oldestPending: null }),
+          onSome: (r) => ({ pending: r.pending, failed: r.failed, oldestPending: r.oldest?.getTime() ?? null })
+        })
+      ),
       Effect.orDie
     )
   })
