@@ -339,9 +339,18 @@ const tasks = (browser: Browser, origin: string) =>
             .map(([what, d]) => `${what} ${d.toFixed(0)} ms`)
             .join("; ")
           console.log(`      ${label} ${t.duration.toFixed(0)} ms, CPU ${t.cpu.toFixed(0)} ms, at ${when >= 0 ? "+" : ""}${when.toFixed(0)} ms from the grades: ${parts || "—"}`)
-          if (meanwhile && t.duration > 50) console.log(`        meanwhile, other threads' CPU: ${others || "little"}`)
+          if (meanwhile && t.duration > 50) {
+            // Wall time the thread did not run: it waited for a core, held by Chromium's other threads
+            // (listed) or by processes outside Chromium (the server, anything else on the machine), or
+            // on a synchronous call into the browser (localStorage's first read, document.cookie).
+            const chromium = t.meanwhile.reduce((n, [, d]) => n + d, 0)
+            console.log(
+              `        not running for ${(t.duration - t.cpu).toFixed(0)} ms (waiting for a core, or a synchronous call); meanwhile Chromium's other threads used ${chromium.toFixed(0)} ms of CPU (${others || "none over 1 ms"}); processes outside Chromium had the rest (${load()} as this prints)`
+            )
+          }
         }
-        for (const t of r.traced.long) show("long task", t, true)
+        // The trace's tasks over 50 ms (the Long Tasks API leaves out some that belong to no frame).
+        for (const t of r.traced.long) show("traced task", t, true)
         for (const t of r.traced.heaviestAfter) show("heaviest after the grades:", t, false)
       }
     }
