@@ -1,22 +1,27 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib"
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { type Cell, CellStore, SeriesCodec } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { POOL_SIZE } from "./Database.js"
 import { PgliteClient } from "./PgliteClient.js"
 
-interface Row {
-  readonly timezone: string | null
-  readonly label: string | null
-  readonly history: Uint8Array | null
-  readonly history_checked_at: Date | null
-  readonly forecast: Uint8Array | null
-  readonly forecast_stamp: Date | null
-  readonly forecast_checked_at: Date | null
-}
+/**
+ * A cell as stored. The series stay bytes here (bytea: a Uint8Array from PGlite, a Buffer from
+ * node-postgres), inflated and decoded by `decodeSeries` below; timestamptz is a Date from both.
+ */
+const Row = Schema.Struct({
+  timezone: Schema.NullOr(Schema.String),
+  label: Schema.NullOr(Schema.String),
+  history: Schema.NullOr(Schema.Uint8ArrayFromSelf),
+  history_checked_at: Schema.NullOr(Schema.DateFromSelf),
+  forecast: Schema.NullOr(Schema.Uint8ArrayFromSelf),
+  forecast_stamp: Schema.NullOr(Schema.DateFromSelf),
+  forecast_checked_at: Schema.NullOr(Schema.DateFromSelf)
+})
 
 /**
  * Series are stored deflated: an 85-year history shrinks ~3×, and PGlite's cost of passing a
@@ -73,13 +78,30 @@ export const make = Effect.gen(function* () {
       .pipe(Effect.asVoid, Effect.orDie)
   }
 
+  const stored = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Row,
+    execute: (key) => sql`
+      select timezone, label, history, history_checked_at, forecast, forecast_stamp, forecast_checked_at
+      from weather_cells where cell_key = ${key}`
+  })
+
+  const claimLabelRow = SqlSchema.findOne({
+    Request: Schema.Struct({ key: Schema.String, now: Schema.Number }),
+    Result: Schema.Struct({ cell_key: Schema.String }),
+    execute: ({ key, now }) => sql`
+      insert into geocoder_claims as c (cell_key, claimed_at) values (${key}, ${now})
+      on conflict (cell_key) do update set claimed_at = excluded.claimed_at
+        where c.claimed_at < ${now - LABEL_CLAIM_STALE_MS}
+      returning cell_key`
+  })
+
+  // A row that does not decode is a defect, as a series that does not: only this code writes them.
   const load = (key: string) =>
     Effect.gen(function* () {
-      const rows = yield* sql<Row>`
-        select timezone, label, history, history_checked_at, forecast, forecast_stamp, forecast_checked_at
-        from weather_cells where cell_key = ${key}`
-      const row = rows[0]
-      if (row === undefined) return Option.none()
+      const found = yield* stored(key)
+      if (Option.isNone(found)) return Option.none()
+      const row = found.value
       return Option.some({
         key,
         timezone: row.timezone,
@@ -115,15 +137,7 @@ export const make = Effect.gen(function* () {
     saveLabel: (cell, label) => upsert(cell, { label }),
     // A row, not an advisory lock: the lookup may wait its turn at the geocoder for a while,
     // and must not hold a pooled connection meanwhile.
-    claimLabel: (key, now) =>
-      sql<{ cell_key: string }>`
-        insert into geocoder_claims as c (cell_key, claimed_at) values (${key}, ${now})
-        on conflict (cell_key) do update set claimed_at = excluded.claimed_at
-          where c.claimed_at < ${now - LABEL_CLAIM_STALE_MS}
-        returning cell_key`.pipe(
-        Effect.map((rows) => rows.length === 1),
-        Effect.orDie
-      ),
+    claimLabel: (key, now) => claimLabelRow({ key, now }).pipe(Effect.map(Option.isSome), Effect.orDie),
     releaseLabel: (key) => sql`delete from geocoder_claims where cell_key = ${key}`.pipe(Effect.asVoid, Effect.orDie),
     // The claim is a transaction holding an advisory lock: every statement of the claimed work
     // runs on that one connection (a claim that needed a second pooled connection could starve

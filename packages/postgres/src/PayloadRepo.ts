@@ -1,13 +1,15 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Lru, PayloadStore, type StoredPayload } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 
-interface Row {
-  readonly token: string
-  readonly json: Uint8Array
-}
+/**
+ * A stored payload. The JSON stays bytes (bytea: a Uint8Array from PGlite, a Buffer from
+ * node-postgres), served as it is and never parsed here; a row that does not decode is a defect.
+ */
+const Row = Schema.Struct({ token: Schema.String, json: Schema.Uint8ArrayFromSelf })
 
 export interface PayloadRepoOptions {
   /** How many payloads to keep in memory in front of the table (the replay hot path). */
@@ -34,6 +36,12 @@ export const make = (options: PayloadRepoOptions = {}) =>
     })
     const remember = (id: string, payload: StoredPayload) => memory.set(id, payload)
     const idOf = (key: { cell: string; view: string; params: string }) => `${key.view}|${key.cell}|${key.params}`
+    const stored = SqlSchema.findOne({
+      Request: Schema.Struct({ cell: Schema.String, view: Schema.String, params: Schema.String }),
+      Result: Row,
+      execute: (key) =>
+        sql`select token, json from payloads where cell_key = ${key.cell} and view = ${key.view} and params = ${key.params}`
+    })
 
     return PayloadStore.of({
       get: (key) =>
@@ -42,15 +50,14 @@ export const make = (options: PayloadRepoOptions = {}) =>
           // A hit becomes the most recently used.
           const hit = memory.get(id)
           if (hit !== undefined) return Effect.succeedSome(hit)
-          return sql<Row>`select token, json from payloads
-                          where cell_key = ${key.cell} and view = ${key.view} and params = ${key.params}`.pipe(
-            Effect.map((rows) => {
-              const row = rows[0]
-              if (row === undefined) return Option.none()
-              const payload = { token: row.token, json: row.json }
-              remember(id, payload)
-              return Option.some(payload)
-            }),
+          return stored(key).pipe(
+            Effect.map(
+              Option.map((row) => {
+                const payload = { token: row.token, json: row.json }
+                remember(id, payload)
+                return payload
+              })
+            ),
             Effect.orDie
           )
         }),
