@@ -15,6 +15,11 @@
  *   - tasks: desktop Chromium (no throttling), a held place opened in a fresh profile and then
  *     reloaded: the JavaScript fetched before the grades show (gzip bytes on the wire) and every
  *     long task (Long Tasks API, > 50 ms) after the grades show, until the neighbour warm-up is over.
+ *     Each load is traced (as DevTools' Performance panel records): every task over 50 ms is printed
+ *     with its main-thread CPU time, its largest parts and the CPU Chromium's other threads used
+ *     meanwhile, then the heaviest tasks after the grades. On a shared machine a long task with
+ *     little CPU is the thread waiting for a core, not the page's work. TASK_RUNS (default 3),
+ *     TASK_TRACE=0 (no trace), TASK_TRACE_DIR=dir (keep the traces, for DevTools).
  */
 import { mkdir, writeFile } from "node:fs/promises"
 import { loadavg } from "node:os"
@@ -359,6 +364,9 @@ const tasks = (browser: Browser, origin: string) =>
     if (TASK_TRACE) {
       const heaviest = Math.max(0, ...[...first, ...again].flatMap((r) => r.traced?.heaviestAfter.map((t) => t.cpu) ?? []))
       console.log(`  most CPU in one main-thread task after the grades show: ${heaviest.toFixed(0)} ms (what the page itself asks of a core in one piece)`)
+      // A task over 50 ms of CPU is long whatever else the machine runs: the page's own doing.
+      const own = [...first, ...again].flatMap((r) => r.traced?.long.filter((t) => t.start >= r.gradesAt && t.cpu > 50) ?? []).length
+      console.log(`  tasks after the grades show with over 50 ms of main-thread CPU: ${own}   (a long task with less was mostly waiting)`)
     }
   })
 
