@@ -1,8 +1,9 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { ColdCells } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 
 /** An arbitrary constant naming "a client's cold-cell slots" among advisory locks. */
 const SLOTS_NAMESPACE = 727_000_003
@@ -16,6 +17,17 @@ const SLOTS_NAMESPACE = 727_000_003
  */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const take = SqlSchema.findOne({
+    Request: Schema.Struct({ client: Schema.String, cell: Schema.String, limit: Schema.Number, expiresAt: Schema.Number }),
+    // The bigint id as text: node-postgres gives int8 as a string, PGlite as a number.
+    Result: Schema.Struct({ id: Schema.String }),
+    execute: ({ cell, client, expiresAt, limit }) => sql`
+      insert into cold_cell_slots (client, cell_key, expires_at)
+      select ${client}, ${cell}, ${expiresAt}
+      where exists (select 1 from cold_cell_slots where client = ${client} and cell_key = ${cell})
+         or (select count(distinct cell_key) from cold_cell_slots where client = ${client}) < ${limit}
+      returning id::text as id`
+  })
   return ColdCells.ColdCellSlots.of({
     acquire: (client, cell, limit, now, expiresAt) =>
       sql
@@ -23,13 +35,7 @@ export const make = Effect.gen(function* () {
           Effect.gen(function* () {
             yield* sql`select pg_advisory_xact_lock(${SLOTS_NAMESPACE}, hashtext(${client}))`
             yield* sql`delete from cold_cell_slots where expires_at <= ${now}`
-            const rows = yield* sql<{ id: string }>`
-              insert into cold_cell_slots (client, cell_key, expires_at)
-              select ${client}, ${cell}, ${expiresAt}
-              where exists (select 1 from cold_cell_slots where client = ${client} and cell_key = ${cell})
-                 or (select count(distinct cell_key) from cold_cell_slots where client = ${client}) < ${limit}
-              returning id::text as id`
-            return Option.fromNullable(rows[0]?.id)
+            return Option.map(yield* take({ client, cell, limit, expiresAt }), (row) => row.id)
           })
         )
         .pipe(Effect.orDie, Effect.withSpan("ColdCellSlots.acquire")),

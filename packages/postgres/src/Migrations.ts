@@ -1,7 +1,9 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import accounts from "./migrations/0001_accounts.js"
 import weatherCells from "./migrations/0002_weather_cells.js"
 import payloads from "./migrations/0003_payloads.js"
@@ -44,6 +46,12 @@ const MIGRATIONS_TABLE = "schema_migrations"
  */
 export const run = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const appliedIds = SqlSchema.findAll({
+    Request: Schema.Void,
+    // An integer column: a number from both drivers.
+    Result: Schema.Struct({ migration_id: Schema.Number }),
+    execute: () => sql`select migration_id from ${sql(MIGRATIONS_TABLE)}`
+  })
   return yield* sql.withTransaction(
     Effect.gen(function* () {
       yield* sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`
@@ -52,9 +60,7 @@ export const run = Effect.gen(function* () {
         created_at timestamp with time zone not null default now(),
         name text not null
       )`
-      const applied = new Set(
-        (yield* sql<{ migration_id: number }>`select migration_id from ${sql(MIGRATIONS_TABLE)}`).map((r) => r.migration_id)
-      )
+      const applied = new Set((yield* appliedIds(undefined)).map((r) => r.migration_id))
       const pending = (yield* migrations).filter(([id]) => !applied.has(id))
       for (const [id, name, load] of pending) {
         const migration = (yield* load) as Effect.Effect<unknown, unknown, SqlClient.SqlClient>
