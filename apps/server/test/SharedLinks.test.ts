@@ -22,7 +22,7 @@ class World extends Context.Tag("test/SharedLinksWorld")<
 >() {}
 
 const TITLE = "Climate grade — how unusual is today's weather?"
-const DESCRIPTION = "Any place on Earth, today and the coming 16 days graded against 85 years of its own weather history."
+const DESCRIPTION = "Any place on Earth, today and the coming 16 days graded against its own weather history since 1940."
 
 /** A main page shaped like the real build's: its own title and description, a module script, no inline script. */
 export const fixtureSite = () => {

@@ -153,7 +153,7 @@ await writeFile(
   join(dist, "index.html"),
   page({
     title: "Climate grade — how unusual is today's weather?",
-    description: "Any place on Earth, today and the coming 16 days graded against 85 years of its own weather history.",
+    description: "Any place on Earth, today and the coming 16 days graded against its own weather history since 1940.",
     entry: "src/main.tsx"
   })
 )
