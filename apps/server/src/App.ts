@@ -103,7 +103,7 @@ const dataLayer = (config: AppConfig) =>
     // Nominatim's two ports (labels for CellData, place search for /places) share one pacer.
     Layer.provideMerge(
       Layer.merge(
-        // One pacer for every Nominatim call of the process (CONTRACT.md §3, §8).
+        // One pacer for every Nominatim call of the process (labels and place search): one call a second.
         Nominatim.layer({
           url: config.geocoder.url,
           searchUrl: config.geocoder.searchUrl,
@@ -115,7 +115,7 @@ const dataLayer = (config: AppConfig) =>
     Layer.provideMerge(PayloadRepo.layer())
   )
 
-/** Watches, evaluation, and (with a bot configured) delivery of CONTRACT.md §9. */
+/** Watches, evaluation, and (with a bot configured) delivery of alerts (docs/api.md "Alerts"). */
 const alertsLayer = (config: AppConfig) => {
   const { alerts } = config
   const settings = Layer.succeed(AlertSettings, {

@@ -1,5 +1,5 @@
 /**
- * Alerts end to end (CONTRACT.md §9) over real HTTP on loopback: the whole service, fake
+ * Alerts end to end (docs/api.md "Alerts") over real HTTP on loopback: the whole service, fake
  * Open-Meteo and Nominatim servers and a fake chat bot API, on PGlite and PostgreSQL.
  *
  * The service runs on a clock that the test can move forward (real time plus an offset), so an

@@ -234,7 +234,7 @@ for (const backend of backends) {
           expect(days[0]!.tmax.unit).toBe("°C")
         }))
 
-      it.effect("calendar: the range clamp in CONTRACT's order, and the series", () =>
+      it.effect("calendar: the range clamp in its order, and the series", () =>
         Effect.gen(function* () {
           const { server } = yield* setup
           const cell = freshCell()

@@ -18,8 +18,8 @@
  * with 503; or as on a damaged table (SQLSTATE XX001, as PGlite and PostgreSQL report a bad
  * page), which it answers with 500.
  * (DatabaseOutage.test.ts shows the same 503 from a real PostgreSQL behind a failing network.)
- * The slowest answers are the upstream timeouts (archive 30 s, forecast 10 s, geocoder 5 s,
- * CONTRACT.md §3), so those requests run in the background while the rest are made.
+ * The slowest answers are the upstream timeouts (archive 30 s, forecast 10 s, geocoder 5 s:
+ * docs/api.md "Common rules"), so those requests run in the background while the rest are made.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
@@ -174,7 +174,7 @@ describe("the OpenAPI document against the real answers", () => {
         )) as Document
         const operations = operationsOf(document)
         const observed = new Map<string, Set<number>>(operations.map((o) => [o.key, new Set()]))
-        // Answers that break CONTRACT.md §2 and §3 on the way: an error body that is not {"detail": …},
+        // Answers that break the common rules on the way: an error body that is not {"detail": …},
         // a 429 or 503 without Retry-After (/health's 503 has none: it is a probe, not a refusal).
         const misfits: Array<string> = []
 

@@ -1,7 +1,7 @@
 /**
- * `GET /api/v2/places` end to end (CONTRACT.md §8) over real HTTP, with a fake Nominatim, on
+ * `GET /api/v2/places` end to end (docs/api.md "Place search") over real HTTP, with a fake Nominatim, on
  * PGlite and PostgreSQL: the answer's shape, the call Nominatim sees, answers kept 30 days by
- * normalised query, the 400s, and upstream faults as CONTRACT.md §3.
+ * normalised query, the 400s, and upstream faults as for weather data.
  */
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"

@@ -1,5 +1,5 @@
 /**
- * Shared links (CONTRACT.md §8 "Shared links preview") end to end over real HTTP, with the fakes,
+ * Shared links (docs/api.md "Shared links") end to end over real HTTP, with the fakes,
  * on PGlite and PostgreSQL: the card picture of a place's today (`/api/v2/card.png`: a 1200 × 630
  * PNG, ETag and 304, 404 for a cell not held, 400s), and the head of a place's page (title,
  * description, Open Graph and Twitter tags from the held grade, generic text for a cell not held,
@@ -114,7 +114,7 @@ const headOf = (html: string) => {
   return { title: unescapeHtml(/<title>([^<]*)<\/title>/.exec(head)?.[1] ?? ""), titles: head.split("<title>").length - 1, metas }
 }
 
-/** CONTRACT.md §8: scripts only from files, whatever the head holds. */
+/** The Content-Security-Policy: scripts only from files, whatever the head holds. */
 const expectStrictPage = (answer: Answer) => {
   const csp = answer.headers.get("content-security-policy") ?? ""
   expect(csp).toMatch(/(^|;\s*)script-src 'self'(;|$)/)

@@ -611,7 +611,7 @@ for (const backend of backends) {
           expectStatus(email.final, "chat", "noemail")
         }))
 
-      it.effect("a state minted before browser binding and `pr` verifies as SPEC.md says, and sends no PKCE verifier", () =>
+      it.effect("a state minted before browser binding and `pr` still verifies, and sends no PKCE verifier", () =>
         Effect.gen(function* () {
           const f = yield* fixture
           const payload = Buffer.from(JSON.stringify({ u: "", t: Math.floor(Date.now() / 1000), p: "login" })).toString("base64url")

@@ -1,7 +1,7 @@
 /**
- * Serving the site over plain HTTP (CONTRACT.md §8): pages, assets, the service worker and the
+ * Serving the site over plain HTTP (docs/api.md "The site"): pages, assets, the service worker and the
  * manifest from memory with no-cache,
- * an ETag and 304, gzip as §6, the security headers on every answer, an HTML 404 under the site
+ * an ETag and 304, gzip at 1 KiB and more, the security headers on every answer, an HTML 404 under the site
  * while the API keeps JSON, the BASE_PATH redirect, no traversal, and a missing build said once.
  * A small site written here stands in for the real build, so these rules are tested on their own.
  */
@@ -130,7 +130,7 @@ describe("the site at the root", () => {
         }
       }))
 
-    it.effect("gzip as §6: bodies of 1 KiB and more when admitted, identity when refused, small ones never", () =>
+    it.effect("gzip: bodies of 1 KiB and more when admitted, identity when refused, small ones never", () =>
       Effect.gen(function* () {
         const { origin } = yield* TestServer
         const gz = yield* raw(origin, "/assets/app-1234.js", { "accept-encoding": "br, gzip" })

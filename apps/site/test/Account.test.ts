@@ -1,6 +1,6 @@
 /**
  * The account page in Chromium on the real server, with the fake `chat` provider and panva's
- * oidc-provider as `idp` (CONTRACT.md §8): sign in with each provider, link, unlink (the last way
+ * oidc-provider as `idp` (docs/api.md "Accounts and sign-in"): sign in with each provider, link, unlink (the last way
  * in refused and explained), the "Direct messages" switch, "Sign out"; a distinct message for every
  * `oauth` status; and both pages under BASE_PATH=/climate.
  */

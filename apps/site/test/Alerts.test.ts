@@ -1,5 +1,5 @@
 /**
- * The alerts UI in Chromium (CONTRACT.md §9), on the real server with fake upstreams and no chat bot
+ * The alerts UI in Chromium (docs/api.md "Alerts"), on the real server with fake upstreams and no chat bot
  * configured: a signed-in user watches the shown place from the main page with two of the three kinds,
  * finds it on the account page with those kinds in words, stops watching it by "Stop watching {label}"
  * and it is gone; both pages say delivery is not configured. A visitor is offered a sign-in link

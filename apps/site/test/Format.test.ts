@@ -109,7 +109,7 @@ describe("the address", () => {
 })
 
 describe("sign-in outcomes", () => {
-  it("every status of SPEC.md's table has its own message, naming the provider where it matters", () => {
+  it("every sign-in status has its own message, naming the provider where it matters", () => {
     const statuses = ["unavailable", "cancelled", "error", "linked", "taken", "already", "noemail", "unverified", "inactive", "mismatch", "created", "signedin"]
     expect(Object.keys(OUTCOMES).sort()).toEqual([...statuses].sort())
     const texts = statuses.map((s) => outcomeMessage(s, "Discord").text)

@@ -1,5 +1,5 @@
 /**
- * How the main page loads, in Chromium on the real server with fake upstreams (CONTRACT.md §7–§8):
+ * How the main page loads, in Chromium on the real server with fake upstreams (docs/api.md "The site"):
  * one `/cell` request for a shared link, then the eight neighbours warmed with `prefetch=1` at
  * least 1.1 s apart; a reload revalidates (304s) and draws from the stored copy; with the API cut
  * the page says "offline" and still shows the data; no inline script is needed (no CSP violation).

@@ -1,5 +1,5 @@
 /**
- * Offline and installable (CONTRACT.md §8), in Chromium against the real server, which these tests
+ * Offline and installable (docs/api.md "The site"), in Chromium against the real server, which these tests
  * stop and start again on the same port: with the server stopped, a reload and a new tab of a stored
  * place show it with the "offline" notice, and `{BASE_PATH}/` alone reopens the last place shown
  * (online it stays the welcome page);

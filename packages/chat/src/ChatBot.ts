@@ -1,6 +1,6 @@
 /**
  * The chat provider's bot API (Discord's shape), implementing the core's `ChatBot` port
- * (CONTRACT.md §9): `POST {CHAT_API_URL}/users/@me/channels {"recipient_id"}` opens (or finds) the
+ * (docs/api.md "Alerts"): `POST {CHAT_API_URL}/users/@me/channels {"recipient_id"}` opens (or finds) the
  * direct-message channel and answers `{"id"}`; `POST {CHAT_API_URL}/channels/{id}/messages
  * {"content", "nonce", "enforce_nonce": true}` sends (the nonce makes a resend idempotent). Both carry `Authorization: Bot {CHAT_BOT_TOKEN}`. A 429 says how long to
  * wait — `retry_after` in the body (seconds, fractional), else `Retry-After` — and every other

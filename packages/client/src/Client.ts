@@ -1,6 +1,6 @@
 /**
- * The client (CONTRACT.md §7): Promises and AbortSignals over a store, `fetch` and a clock, acting on
- * the plain rules of Keys, Revalidation, Pruning and Payload.
+ * The client (docs/architecture.md "Client library"): Promises and AbortSignals over a store,
+ * `fetch` and a clock, acting on the plain rules of Keys, Revalidation, Pruning and Payload.
  */
 import { PAYLOAD_VER } from "@climate-grade/core/data/PayloadVersion"
 import { BadPayload, type LoadError, NetworkError, RequestRejected, ServerError } from "./Errors.js"
@@ -235,7 +235,7 @@ export const createClient = (options: ClientOptions): Client => {
     return result(entry, stored.data, "stale")
   }
 
-  /** One view request, conditional when a copy is stored (CONTRACT.md §7 "Revalidation"). */
+  /** One view request, conditional when a copy is stored (the outcome: `Revalidation`). */
   const fetchView = async (view: ViewName, key: string, retried: boolean): Promise<Result> => {
     const stored = retried ? null : held(view, key, (await read([key]))[0])
     const url = urlOf(key)
@@ -337,7 +337,7 @@ export const createClient = (options: ClientOptions): Client => {
   const staleBundle = (stored: HeldBundle | null, error: LoadError): Promise<Loaded> =>
     stored === null ? Promise.reject(error) : loadedFrom(stored, "stale", "access")
 
-  /** One `/cell` request (CONTRACT.md §7 "Bundle"): conditional when a whole bundle is stored. */
+  /** One `/cell` request (the bundle): conditional when a whole bundle is stored. */
   const fetchBundle = async (cell: CellCoordinates, retried: boolean): Promise<Loaded> => {
     const key = bundleKey(cell)
     const url = urlOf(key)

@@ -58,7 +58,7 @@ export class NetworkError extends Error {
   }
 }
 
-/** A 200 whose body is not the payload this client knows (CONTRACT.md §5), or a 304 to an unconditional request. */
+/** A 200 whose body is not a payload this client knows, or a 304 to an unconditional request. */
 export class BadPayload extends Error {
   readonly _tag = "BadPayload"
   override readonly name = "BadPayload"

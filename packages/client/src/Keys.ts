@@ -1,5 +1,5 @@
 /**
- * Cache keys and neighbour cells (CONTRACT.md §7 "Keys", "Neighbours"): plain functions, no IO.
+ * Cache keys and neighbour cells (docs/architecture.md "Client library"): plain functions, no IO.
  * A key is the request's path with `lat`/`lon` snapped to the 0.25° cell and every query parameter
  * sorted, so two calls that the server answers alike share one entry, and the key doubles as the
  * path the request is sent to.
@@ -11,7 +11,7 @@ export interface CellCoordinates {
   readonly lon: number
 }
 
-/** The server's snapping (CONTRACT.md §3): `round(x * 4) / 4`, and never `-0`. */
+/** The server's snapping: `round(x * 4) / 4`, and never `-0`. */
 const snap = (x: number): number => {
   const v = Math.round(x * 4) / 4
   return v === 0 ? 0 : v

@@ -1,5 +1,5 @@
 /**
- * What goes from the store (CONTRACT.md §7 "Pruning"): entries untouched for two weeks, and after a
+ * What goes from the store: entries untouched for two weeks, and after a
  * storage quota error the least recently used ones.
  */
 import type { AccessRecord } from "./Store.js"

@@ -1,5 +1,5 @@
 /**
- * What an answer means for a cached view or bundle (CONTRACT.md §7 "Revalidation"), from its status
+ * What an answer means for a cached view or bundle, from its status
  * and whether a copy is stored: a plain decision the client acts on.
  */
 export type Outcome =

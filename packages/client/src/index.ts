@@ -1,5 +1,5 @@
 /**
- * `@climate-grade/client`: the Promise surface of CONTRACT.md §7. The rules it acts on are plain
+ * `@climate-grade/client`: the Promise surface (docs/architecture.md "Client library"). The rules it acts on are plain
  * functions in their own modules (`@climate-grade/client/Keys`, `Revalidation`, `Pruning`,
  * `Payload`), for workspace code that wants them without the client.
  */

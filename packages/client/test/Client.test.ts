@@ -1,6 +1,6 @@
 /**
- * The client against the real server on loopback (fake upstreams): CONTRACT.md §7 "Keys",
- * "Revalidation", "Bundle", observed through the requests it makes.
+ * The client against the real server on loopback (fake upstreams): its keys,
+ * revalidation and bundles, observed through the requests it makes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createClient, memoryStore, RequestRejected } from "../src/index.js"

@@ -1,4 +1,4 @@
-/** The pure rules of CONTRACT.md §7: keys and neighbour cells, property-style, no IO. */
+/** The client's pure rules: keys and neighbour cells, property-style, no IO. */
 import { describe, expect, it } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
 import { bundleKey, cellOf, neighbours, prefetchPath, sliceKeys, viewKey } from "../src/Keys.js"

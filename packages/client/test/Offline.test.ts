@@ -1,5 +1,5 @@
 /**
- * CONTRACT.md §7 "Revalidation": a stored copy is served `stale` when the network fails (a stopped
+ * Revalidation offline: a stored copy is served `stale` when the network fails (a stopped
  * server), a request times out or the server answers 5xx; without one, the call rejects.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

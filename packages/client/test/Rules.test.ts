@@ -1,5 +1,5 @@
 /**
- * The client's rules as plain functions (CONTRACT.md §7 "Revalidation", "Pruning", the payload
+ * The client's rules as plain functions (revalidation, pruning, the payload
  * check), property-tested; then the same rules through the client over a fake API and a memory
  * store, with `now` moved by hand: pruning ages, entries that no longer fit, 4xx, quota errors.
  */
@@ -37,7 +37,7 @@ describe("revalidation outcome", () => {
     expect(o === "rejected").toBe(s !== null && s >= 400 && s < 500)
   })
 
-  it("the table of CONTRACT §7", () => {
+  it("the revalidation table", () => {
     expect(outcome(304, true, false)).toBe("revalidated")
     expect(outcome(200, true, false)).toBe("network")
     expect(outcome(304, false, false)).toBe("refetch")

@@ -1,5 +1,5 @@
 /**
- * CONTRACT.md §7 "Neighbours", against the real server: measured from the requests the client
+ * Warming the neighbour cells, against the real server: measured from the requests the client
  * makes (their start times, parameters and aborts), not from its own account.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -1,4 +1,4 @@
-/** A 0.25° grid cell: every point that snaps to the same centre shares one cell (CONTRACT.md §3). */
+/** A 0.25° grid cell: every point that snaps to the same centre shares one cell: `round(x * 4) / 4` each way. */
 export interface Cell {
   readonly lat: number
   readonly lon: number
@@ -6,7 +6,7 @@ export interface Cell {
   readonly key: string
 }
 
-/** How far each coordinate may go either side of zero (SPEC.md: latitude −90..90, longitude −180..180). */
+/** How far each coordinate may go either side of zero (latitude −90..90, longitude −180..180). */
 export const LIMIT = { lat: 90, lon: 180 } as const
 export type Axis = keyof typeof LIMIT
 

@@ -1,6 +1,6 @@
 /**
- * The coordinate rule (SPEC.md: latitude −90..90, longitude −180..180) and the 0.25° cell a
- * point snaps to (CONTRACT.md §3), without IO.
+ * The coordinate rule (latitude −90..90, longitude −180..180) and the 0.25° cell a point snaps
+ * to (`round(x * 4) / 4`), without IO.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cell } from "@climate-grade/core"

@@ -1,4 +1,4 @@
-/** The alerts routes of CONTRACT.md §9, for a signed-in, active user. */
+/** The alerts routes (docs/api.md "Alerts"), for a signed-in, active user. */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Cell, Kinds, Payloads, RECENT_ALERTS, WATCH_LIMIT } from "@climate-grade/core"
 import * as Schema from "effect/Schema"

@@ -8,7 +8,7 @@ import { PlacesGroup } from "./PlacesApi.js"
 import * as StorableInput from "./StorableInput.js"
 import { SystemGroup } from "./SystemApi.js"
 
-/** The API prefix below `BASE_PATH` (SPEC.md "Versioning"). */
+/** The API prefix below `BASE_PATH`: the API's version is in its path. */
 export const API_PREFIX = "/api/v2"
 
 interface JsonSchema {

@@ -10,7 +10,7 @@ export const SESSION_COOKIE = "session"
 
 /**
  * A session travels as the `session` cookie or as `Authorization: Bearer <token>`
- * (CONTRACT.md §2); the cookie is tried first.
+ * (docs/api.md "Accounts and sign-in"); the cookie is tried first.
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@climate-grade/http/Authentication", {
   failure: UnauthorizedSchema,

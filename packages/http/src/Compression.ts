@@ -1,5 +1,5 @@
 /**
- * gzip for responses of 1024 bytes or more (CONTRACT.md §6), as a middleware over node:zlib
+ * gzip for responses of 1024 bytes or more (docs/api.md "Common rules"), as a middleware over node:zlib
  * (Effect 3's platform has none). Data payloads are compressed once by `encode` and served by
  * `precompressed`, passing the middleware untouched; the response index keeps both forms of a
  * hot answer, so a replay from memory never compresses again.

@@ -1,5 +1,5 @@
 /**
- * Conditional GET (CONTRACT.md §6): weak ETags, and `If-None-Match` with weak comparison over a
+ * Conditional GET (docs/api.md "Common rules"): weak ETags, and `If-None-Match` with weak comparison over a
  * comma list. `*` matches anything. A list that does not parse as entity-tags — an unquoted tag,
  * a stray character — matches nothing, so the client simply gets the full answer.
  */

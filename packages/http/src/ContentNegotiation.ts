@@ -1,5 +1,5 @@
 /**
- * Does a request's `Accept-Encoding` admit gzip (CONTRACT.md §6)? `gzip` or `x-gzip` with q > 0
+ * Does a request's `Accept-Encoding` admit gzip? `gzip` or `x-gzip` with q > 0
  * does; so does `*` with q > 0 unless gzip itself is refused. An explicit `gzip;q=0`, `identity`
  * alone, or no header at all does not. Names are case-insensitive; an unreadable q counts as 0.
  */

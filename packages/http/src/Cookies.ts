@@ -6,7 +6,7 @@ import { API_PREFIX } from "./Api.js"
 import { SESSION_COOKIE } from "./Authentication.js"
 import { type SchemeTrust, scheme } from "./RequestInfo.js"
 
-/** The session cookie of CONTRACT.md §2: HttpOnly, SameSite=Lax, Path=/, 30 days, Secure over https. */
+/** The session cookie: HttpOnly, SameSite=Lax, Path=/, 30 days, Secure over https. */
 export const sessionCookie = (request: HttpServerRequest.HttpServerRequest, trust: SchemeTrust, token: string): Cookies.Cookie =>
   Cookies.unsafeMakeCookie(SESSION_COOKIE, token, {
     httpOnly: true,

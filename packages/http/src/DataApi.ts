@@ -12,7 +12,7 @@ import {
   TooManyRequestsSchema
 } from "./Errors.js"
 
-/** A conditional GET whose If-None-Match matched the ETag (CONTRACT.md §6). */
+/** A conditional GET whose If-None-Match matched the ETag. */
 const NotModified = HttpApiSchema.Empty(304).annotations({
   description: "If-None-Match matched: no body; ETag, Cache-Control and Vary as on the 200"
 })

@@ -1,5 +1,5 @@
 /**
- * The data routes (SPEC.md "Data API", CONTRACT.md §5–§6). Each answer follows one path:
+ * The data routes (docs/api.md "Weather data"). Each answer follows one path:
  * the plan gives the token, served as the ETag, without building anything; a matching
  * If-None-Match is an empty 304; else the payload's JSON, replayed or built by the core's rule
  * (`PayloadReplay`), is gzipped here (`Compression.encode`), unless the response index still has

@@ -1,6 +1,6 @@
 /**
  * The data routes' query values as schemas (the HttpApi decodes them, the OpenAPI document shows
- * their real types), whose refusals are the plain words every 400 has said (CONTRACT.md §2),
+ * their real types), whose refusals are the plain words every 400 has said (docs/api.md "Common rules"),
  * naming the parameter at fault: missing or non-numeric `lat`/`lon`, out-of-range coordinates,
  * malformed dates, a bad `months`, `prefetch` or `units`, a parameter given twice.
  * `DecodeErrors` passes these words on as they are.

@@ -1,6 +1,6 @@
 /**
  * Errors as values with the status they map to. Each encodes to exactly `{"detail": "…"}`
- * (CONTRACT.md §2), and the same schemas document the bodies in the OpenAPI document.
+ * (docs/api.md "Common rules"), and the same schemas document the bodies in the OpenAPI document.
  */
 import { HttpApiSchema, HttpApp, HttpServerResponse } from "@effect/platform"
 import * as Effect from "effect/Effect"

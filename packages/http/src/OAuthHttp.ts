@@ -1,6 +1,6 @@
 /**
- * The sign-in and linking routes (SPEC.md "Sign-in and linking", CONTRACT.md §2). Checks run in
- * CONTRACT's order — unknown provider (404), then the session where one is needed (401), then an
+ * The sign-in and linking routes (docs/api.md "Accounts and sign-in"). Checks run in
+ * this order — unknown provider (404), then the session where one is needed (401), then an
  * unconfigured provider (`unavailable`) — so they live in the handlers, not in a middleware.
  */
 import { Cookies, HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"

@@ -1,6 +1,6 @@
 /**
  * The pages and static assets the service serves itself — the API docs page and the OpenAPI
- * document — revalidate like everything else (CONTRACT.md §6): `Cache-Control: no-cache`, a weak
+ * document — revalidate like everything else: `Cache-Control: no-cache`, a weak
  * ETag from their bytes, and an empty 304 on a match, so an unchanged 3 MB docs page costs nothing.
  * The platform builds their responses once and reuses them, so each body is hashed once.
  */

@@ -1,7 +1,7 @@
 /**
  * The main page for a place's address (`{BASE_PATH}/?lat=..&lon=..`) with a head of its own, so a
- * link pasted into a chat previews as the place and its grades (CONTRACT.md §8 "Shared links
- * preview"): `<title>`, `<meta name="description">`, Open Graph and Twitter tags, made from the
+ * link pasted into a chat previews as the place and its grades (docs/api.md "Shared links"):
+ * `<title>`, `<meta name="description">`, Open Graph and Twitter tags, made from the
  * grade the server already holds for the cell (the core's `heldGrade`: never an upstream or
  * geocoder call). A cell not held gets the page's own generic title and description, and no
  * image. The body is the built page unchanged: no inline script, so the CSP stays strict.

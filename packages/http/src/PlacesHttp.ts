@@ -1,7 +1,7 @@
 /**
- * `GET /places?q=` (CONTRACT.md §8): the query checked (400 with a detail), then the kept answer
+ * `GET /places?q=` (docs/api.md "Place search"): the query checked (400 with a detail), then the kept answer
  * or one paced Nominatim call in the client's turn (429 with Retry-After when the client has its
- * bound of searches queued already: core `GeocoderQueue`); upstream faults as CONTRACT.md §3
+ * bound of searches queued already: core `GeocoderQueue`); upstream faults as for weather data
  * (503 with Retry-After, 504, 502). Concurrent requests for one normalised query share one search.
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"

@@ -45,8 +45,8 @@ export const scheme = (request: HttpServerRequest.HttpServerRequest, trust: Sche
     : "http"
 
 /**
- * The `Host` header, or else the address the server was reached on (SPEC.md: "the request's
- * network location"). Always the client's word (a proxy passes it on): where it matters, set
+ * The `Host` header, or else the address the server was reached on (the request's
+ * network location). Always the client's word (a proxy passes it on): where it matters, set
  * `PUBLIC_ORIGIN`; start-up warns in production without it.
  */
 export const host = (request: HttpServerRequest.HttpServerRequest): string => {

@@ -1,5 +1,5 @@
 /**
- * The headers every answer carries (issue 8, item 6; CONTRACT.md §8): set on the node response
+ * The headers every answer carries (docs/api.md "Common rules", security headers): set on the node response
  * before anything answers, so the response index's fast path, the Effect app, the site and the
  * node-level refusals all carry them. A header the app sets itself (the docs page's own CSP, a
  * data route's Cache-Control) replaces the default.

@@ -1,5 +1,5 @@
 /**
- * The site of CONTRACT.md §8, served from memory: the built pages and assets are read once at
+ * The site (docs/api.md "The site"), served from memory: the built pages and assets are read once at
  * start-up, each with its gzip (when worth it) and a weak ETag of its bytes, so a request costs a
  * map lookup. Under `{BASE_PATH}/`: `/` is the main page, `/alerts` the account page,
  * `/assets/…` the assets; any other path there is a small HTML 404, while the API under
@@ -40,7 +40,7 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'"
 ].join("; ")
 
-/** The headers every site answer carries (CONTRACT.md §8), 304s and 404s included. */
+/** The headers every site answer carries, 304s and 404s included. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy": CONTENT_SECURITY_POLICY,
   "x-content-type-options": "nosniff",

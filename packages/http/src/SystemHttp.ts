@@ -11,7 +11,7 @@ export const layer = HttpApiBuilder.group(Api, "system", (handlers) =>
   Effect.gen(function* () {
     const db = yield* DatabaseHealth
     const drain = yield* Draining
-    // The alert outbox's backlog, shown when messages are being delivered (CONTRACT.md §9).
+    // The alert outbox's backlog, shown when messages are being delivered.
     const settings = yield* Effect.serviceOption(AlertSettings)
     const outbox = Option.filter(yield* Effect.serviceOption(Outbox), () =>
       Option.exists(settings, (s) => s.deliveryConfigured)

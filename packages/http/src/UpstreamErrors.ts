@@ -1,5 +1,5 @@
 /**
- * Upstream and history failures as the API's errors (CONTRACT.md §3): rate limited or the day's
+ * Upstream and history failures as the API's errors (docs/api.md "Common rules"): rate limited or the day's
  * budget spent → 503 with Retry-After, a client's or user's share of the budget spent → 429 with
  * Retry-After (that client should wait; others may go on), timeout → 504, any other upstream
  * failure → 502, no history → 404. Each is a typed error with its status, declared on the routes

@@ -1,7 +1,7 @@
 /**
  * The If-None-Match cases of jshttp/fresh (test/fresh.js) and the encoding cases of
- * jshttp/negotiator (test/encoding.js), used as data. Where CONTRACT.md §6 decides differently,
- * the row says so and CONTRACT wins.
+ * jshttp/negotiator (test/encoding.js), used as data. Where our rules (docs/api.md "Common rules")
+ * decide differently, the row says so and ours win.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConditionalGet, ContentNegotiation } from "@climate-grade/http"
@@ -14,10 +14,10 @@ const freshVectors: ReadonlyArray<readonly [string | undefined, string, boolean,
   ['W/"foo"', 'W/"foo"', true], // "weak: fresh on exact match"
   ['W/"foo"', '"foo"', true], // "weak: fresh on strong match"
   ['"foo"', '"foo"', true], // "strong: fresh on exact match"
-  ['"foo"', 'W/"foo"', true, "fresh says stale; CONTRACT: If-None-Match uses weak comparison (RFC 9110 §13.1.2)"],
+  ['"foo"', 'W/"foo"', true, "fresh says stale; ours: If-None-Match uses weak comparison (RFC 9110 §13.1.2)"],
   ["*", '"hey"', true], // "when * is given"
-  ["tobi", '"tobi"', false, "fresh matches bare tokens; CONTRACT: unparseable values match nothing"],
-  // Lists, spaces and tabs (CONTRACT §6).
+  ["tobi", '"tobi"', false, "fresh matches bare tokens; ours: unparseable values match nothing"],
+  // Lists, spaces and tabs.
   ['"a", "b", W/"c"', 'W/"c"', true],
   ['"a",\tW/"c"\t', 'W/"c"', true],
   ['  W/"c"  ', 'W/"c"', true],
@@ -37,10 +37,10 @@ const negotiatorVectors: ReadonlyArray<readonly [string | undefined, boolean, st
   ["*;q=0, identity;q=0.5", false, "only identity acceptable"],
   ["gzip, compress", true, "gzip, compress"],
   ["deflate", false, "deflate → identity"],
-  ["*", true, "negotiator prefers identity for *; CONTRACT: * with q > 0 admits gzip"],
+  ["*", true, "negotiator prefers identity for *; ours: * with q > 0 admits gzip"],
   ["gzip;q=0.8, identity;q=0.5, *;q=0.3", true, "→ gzip first"],
   ["gzip;q=0.8, compress", true, "→ compress, gzip"],
-  // CONTRACT §6 additions.
+  // Our additions.
   ["x-gzip", true, "x-gzip counts"],
   ["gzip;q=0", false, "explicit refusal"],
   ["GZip", true, "names are case-insensitive"],

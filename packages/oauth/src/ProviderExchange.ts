@@ -1,5 +1,5 @@
 /**
- * The OAuth 2.0 authorization-code exchange over HTTP (SPEC.md "Provider exchange"): a
+ * The OAuth 2.0 authorization-code exchange over HTTP: a
  * form-encoded token request with the client id and secret in the body (a confidential client),
  * then the userinfo call with the access token as a bearer. Each call has 10 seconds. Every
  * failure — a status of 300 or more, no access token, a body that is not a JSON object, a
@@ -24,7 +24,7 @@ export interface ExchangeRequest {
   readonly clientSecret: Redacted.Redacted<string>
   readonly code: string
   readonly redirectUri: string
-  /** The PKCE verifier (CONTRACT.md §2 hardening), sent when the flow sent a challenge; a provider may ignore it. */
+  /** The PKCE verifier, sent when the flow sent a challenge; a provider may ignore it. */
   readonly codeVerifier: Option.Option<string>
 }
 
@@ -58,7 +58,7 @@ const call = (
 /** The provider's profile: the userinfo answer, a JSON object. */
 export const exchange = (request: ExchangeRequest) =>
   Effect.gen(function* () {
-    // A 3xx is a failure (SPEC.md: "a status of 300 or more"): the client must not follow redirects,
+    // A 3xx is a failure (as is any status of 300 or more): the client must not follow redirects,
     // which the server's node:http client (NodeHttpClient.layer) does not.
     const client = yield* HttpClient.HttpClient
     const token = yield* call(

@@ -1,5 +1,5 @@
 /**
- * The account ports of `@climate-grade/core` over the CONTRACT.md tables. `SqlError`s become
+ * The account ports of `@climate-grade/core` over the tables of migration 0001. `SqlError`s become
  * defects here (the rules never decide on them); unique violations the rules do decide on
  * become the core's typed errors.
  */

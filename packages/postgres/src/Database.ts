@@ -9,7 +9,7 @@ import * as DataDir from "./DataDir.js"
 import * as DataDirLock from "./DataDirLock.js"
 import * as PgliteClient from "./PgliteClient.js"
 
-/** Where the data lives, decided from `DATABASE_URL` (CONTRACT.md §1). */
+/** Where the data lives, decided from `DATABASE_URL` (README "Configuration"). */
 export type DatabaseTarget =
   | { readonly _tag: "Embedded"; readonly dataDir: string }
   | { readonly _tag: "Memory" }

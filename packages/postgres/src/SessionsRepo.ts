@@ -7,7 +7,7 @@ import * as Schema from "effect/Schema"
 import { USER_COLUMNS } from "./AccountsRepo.js"
 
 /**
- * Sessions per CONTRACT.md §2: a random 256-bit token, kept only as its SHA-256. Expiry is
+ * Sessions: a random 256-bit token, kept only as its SHA-256. Expiry is
  * compared with Effect's `Clock`, not the database's `now()`, so tests can move time.
  */
 export const make = Effect.gen(function* () {

@@ -1,9 +1,9 @@
 /**
- * The Nominatim reverse geocoder (CONTRACT.md §3): `/reverse?format=jsonv2&zoom=10`, our
+ * The Nominatim reverse geocoder (a cell's label): `/reverse?format=jsonv2&zoom=10`, our
  * User-Agent on every call, at most one call per second for the whole process (callers queue).
  * Label: the first of city, town, village, municipality, county, state, then ", " and the
  * upper-cased country code; "Unable to geocode" labels the cell with its coordinates.
- * Place search (CONTRACT.md §8): `/search?format=jsonv2&limit=5&q=`, through the same pacer, so the
+ * Place search: `/search?format=jsonv2&limit=5&q=`, through the same pacer, so the
  * process as a whole still makes at most one Nominatim call per second; the pacer gives labels the
  * first turn and searches their turns by client.
  */

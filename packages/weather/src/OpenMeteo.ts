@@ -1,5 +1,5 @@
 /**
- * The Open-Meteo client (CONTRACT.md §3): the ERA5 archive for history, the forecast API for the
+ * The Open-Meteo client: the ERA5 archive for history, the forecast API for the
  * recent past and the coming days, three daily variables, `timezone=auto`, `apikey` when set.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"

@@ -33,7 +33,7 @@ const fakeOpenMeteo = Effect.tap(FakeOpenMeteo.make, (fake) => {
 })
 
 describe("Open-Meteo client", () => {
-  it.scoped("asks the archive for exactly CONTRACT's parameters and decodes nulls as NaN", () =>
+  it.scoped("asks the archive for exactly the documented parameters and decodes nulls as NaN", () =>
     Effect.gen(function* () {
       const fake = yield* fakeOpenMeteo
       const source = yield* openMeteo(fake)

@@ -53,7 +53,7 @@ export interface IssuedSession {
   readonly expiresAt: Date
 }
 
-/** How long a session lives (CONTRACT.md §2: cookie Max-Age 30 days). */
+/** How long a session lives (the cookie's Max-Age: 30 days). */
 export const SESSION_TTL_SECONDS = 30 * 24 * 60 * 60
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Password sign-in (SPEC.md "Password login", CONTRACT.md §2) and the rules of a new password
+ * Password sign-in (`POST /auth/login`, docs/api.md "Accounts and sign-in") and the rules of a new password
  * account (the operator command). An unknown address, a wrong password, an inactive account and
  * a provider-only account all get the same refusal; the password is verified against a decoy hash
  * when the address is unknown, so the timing does not tell which addresses have accounts.

@@ -1,5 +1,5 @@
 /**
- * "An inactive user's session is no session" (SPEC.md): the one place that turns a session
+ * An inactive user's session is no session: the one place that turns a session
  * token into a user. `is_active` is read with the session on every request, so deactivation
  * takes effect at once.
  */

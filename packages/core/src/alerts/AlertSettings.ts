@@ -1,6 +1,6 @@
 import * as Context from "effect/Context"
 
-/** Deployment settings of alerts (CONTRACT.md §9), from the server's configuration. */
+/** Deployment settings of alerts (README "Alerts by direct message"), from the server's configuration. */
 export interface AlertSettingsShape {
   /** The watched days run from today to today + daysAhead. */
   readonly daysAhead: number
@@ -25,7 +25,7 @@ export interface AlertSettingsShape {
 
 export class AlertSettings extends Context.Tag("@climate-grade/core/AlertSettings")<AlertSettings, AlertSettingsShape>() {}
 
-/** Watches per user (CONTRACT.md §9: at most 20, 409 past that). */
+/** Watches per user (at most 20; `POST /alerts/watches` answers 409 past that). */
 export const WATCH_LIMIT = 20
 
 /** Sent alerts `GET /alerts/sent` lists (the account page's "last alerts"), newest first. */
@@ -41,5 +41,5 @@ export const MAX_ALERT_DAYS_AHEAD = 15
  */
 export const alertLeaseMs = (sendTimeoutMs: number): number => 2 * sendTimeoutMs + 20_000
 
-/** How long a message is retried before it is marked failed (CONTRACT.md §9: up to 24 hours). */
+/** How long a message is retried before it is marked failed (24 hours). */
 export const RETRY_FOR_MS = 24 * 60 * 60 * 1000

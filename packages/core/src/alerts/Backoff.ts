@@ -1,4 +1,4 @@
-/** When a failed message is tried again (CONTRACT.md §9): exponential backoff for up to 24 hours. */
+/** When a failed message is tried again: exponential backoff for up to 24 hours. */
 
 export const CAP_MS = 60 * 60 * 1000
 

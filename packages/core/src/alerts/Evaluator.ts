@@ -1,5 +1,5 @@
 /**
- * Evaluation (CONTRACT.md §9): a watched cell's coming days are graded from what the cell holds —
+ * Evaluation of watches: a watched cell's coming days are graded from what the cell holds —
  * the history (fetched once, never topped up for alerts) and the forecast (refetched at most
  * hourly, as for any request) — and every qualifying (watch, date, kind) not yet alerted makes
  * one alert, with its message queued when the user can receive it.

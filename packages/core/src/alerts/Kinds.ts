@@ -1,5 +1,5 @@
 /**
- * What a watch can ask to be told about (CONTRACT.md §9): each kind is one variable and the grade
+ * What a watch can ask to be told about (docs/api.md "Alerts"): each kind is one variable and the grade
  * labels that make a day extreme for it.
  */
 import * as Either from "effect/Either"

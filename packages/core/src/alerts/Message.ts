@@ -1,4 +1,4 @@
-/** The direct message an alert sends (CONTRACT.md §9), as a pure function of the alert. */
+/** The direct message an alert sends, as a pure function of the alert. */
 import * as CivilDate from "../CivilDate.js"
 import type { Grade } from "../data/Payloads.js"
 import type { Variable } from "../weather/DailySeries.js"

@@ -1,5 +1,5 @@
 /**
- * The ports alerts run over (CONTRACT.md §9): where watches, alerts and the outbox live (tables in
+ * The ports alerts run over: where watches, alerts and the outbox live (tables in
  * PostgreSQL or PGlite) and the chat provider's bot API. Infrastructure faults are defects at
  * the adapter edge; the error channels carry only what the rules decide on.
  */

@@ -1,5 +1,5 @@
 /**
- * Which coming days make alerts (CONTRACT.md §9), as pure functions: the watched days run from the
+ * Which coming days make alerts, as pure functions: the watched days run from the
  * cell's local today to today + ALERT_DAYS_AHEAD; a day and kind qualify when the forecast value,
  * graded against the cell's history exactly as `/forecast` grades it, carries one of the kind's
  * labels; and a (watch, date, kind) makes one alert, ever.

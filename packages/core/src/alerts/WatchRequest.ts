@@ -1,5 +1,5 @@
 /**
- * The body of `POST /alerts/watches` (CONTRACT.md §9): `{lat, lon, kinds}`, coordinates in range
+ * The body of `POST /alerts/watches` (docs/api.md "Alerts"): `{lat, lon, kinds}`, coordinates in range
  * (the rule of `Cell`) and `kinds` a non-empty list of known kinds (`Kinds.parse`). Left: a detail
  * for a 400 that names what is wrong.
  */

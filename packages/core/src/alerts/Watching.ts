@@ -1,5 +1,5 @@
 /**
- * Watching a place (CONTRACT.md §9): one watch per user and cell (watching the cell again replaces
+ * Watching a place: one watch per user and cell (watching the cell again replaces
  * its kinds and keeps its id), at most `watchLimit` per user, and a watch created or changed is
  * evaluated at once: queued for the evaluator.
  *

@@ -1,5 +1,5 @@
 /**
- * The calendar builder's range clamp, in CONTRACT.md §5's order:
+ * The calendar builder's range clamp, in this order:
  * 1. with no start, start = (end moved back `months` calendar months, day clamped) + 1 day;
  * 2. end defaults to the record's last day;
  * 3. each bound is clamped into the record;

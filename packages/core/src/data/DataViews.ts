@@ -2,7 +2,7 @@
  * Plans for the data views: the resolved parameters, the payload's key and freshness token, and
  * a build that runs only when nothing stored is still valid. A conditional request compares the
  * plan's token (served as its ETag by the HTTP adapter) and never builds or reads the payload
- * (CONTRACT.md §6).
+ * (docs/api.md "Common rules", caching).
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -28,7 +28,7 @@ export interface Plan<A> {
   readonly key: PayloadKey
   /** The freshness token; the HTTP adapter serves it as the ETag `FreshnessToken.etag(token)`. */
   readonly token: string
-  /** The calendar is not stored while the cell has no place label (SPEC.md). */
+  /** The calendar is not stored while the cell has no place label: it would be rebuilt once the label is known. */
   readonly storable: boolean
   readonly build: Effect.Effect<A>
   /**
@@ -57,7 +57,7 @@ export interface BundleSlices<G, F, C, D> {
 }
 
 /**
- * The bundle (CONTRACT.md §5): its four slices' own plans (grade and forecast absent on a
+ * The bundle (`GET /cell`, docs/api.md "Weather data"): its four slices' own plans (grade and forecast absent on a
  * prefetch), its key, its token combined from theirs, whether it may be stored (only when every
  * slice may), until when it holds (the earliest of its slices), and how its payload is assembled
  * from the slices' data.
@@ -91,7 +91,7 @@ export const BUNDLE_CALENDAR: CalendarRequest = { start: Option.none(), end: Opt
 export const bundlePlan = (cell: Cell, prefetch: boolean, slices: BundlePlan["slices"]): BundlePlan => {
   const order = [slices.grade, slices.forecast, slices.calendar, slices.day] as const
   const token = FreshnessToken.combine(order.map((p) => p?.token ?? null))
-  // A slice's `etag` is a payload field (CONTRACT.md §5): the ETag its own endpoint sends, made
+  // A slice's `etag` is a payload field: the ETag its own endpoint sends, made
   // by the same function the HTTP adapter makes that header with.
   const slice = <A>(plan: Plan<A> | null, data: A | null) =>
     plan === null || data === null ? null : { etag: FreshnessToken.etag(plan.token), data }
@@ -134,7 +134,7 @@ export class DataViews extends Context.Tag("@climate-grade/core/DataViews")<
       cell: Cell,
       date: Option.Option<CivilDate.EpochDay>
     ) => Effect.Effect<Plan<Payloads.DayPayload>, DataError | DateOutOfRange>
-    /** The climate context (CONTRACT.md §10): from the history alone, no forecast. */
+    /** The climate context (`GET /trend`): from the history alone, no forecast. */
     readonly trend: (cell: Cell) => Effect.Effect<Plan<Payloads.TrendPayload>, DataError>
     /**
      * Prefetch: the calendar (24 months) and the record's last day, from the history already
@@ -158,7 +158,7 @@ export class DataViews extends Context.Tag("@climate-grade/core/DataViews")<
 >() {}
 
 export interface DataViewsOptions {
-  /** The grading rules over one history record (CONTRACT.md §4), built once per record. */
+  /** The grading rules over one history record (docs/api.md "Weather data"), built once per record. */
   readonly makeGrading: (history: DailySeries.DailySeries) => Views.Grading
   /** How many cells' gradings to keep built. */
   readonly gradingCacheSize?: number

@@ -1,6 +1,6 @@
 /**
  * Freshness tokens: a cached payload is valid only while its token equals one recomputed from
- * what could change its bytes (SPEC.md "States and transitions", CONTRACT.md §6). No clock.
+ * what could change its bytes (docs/api.md "Common rules", caching). No clock.
  */
 import { sha256Hex } from "../Crypto.js"
 import { PAYLOAD_VER, type View } from "./PayloadVersion.js"
@@ -34,8 +34,8 @@ export const make = (inputs: TokenInputs): string =>
   sha256Hex(canonical({ ...inputs, v: PAYLOAD_VER[inputs.view] })).slice(0, 32)
 
 /**
- * The ETag a payload is served under: `W/"<token>"` (CONTRACT.md §6). Defined here, once, and
- * not only in the HTTP adapter, because the contract makes it a payload value too: the bundle
+ * The ETag a payload is served under: `W/"<token>"`. Defined here, once, and
+ * not only in the HTTP adapter, because the API makes it a payload value too: the bundle
  * the core assembles names each slice's ETag in its body, and the bundle's token hashes them.
  * The HTTP adapter makes its `ETag` headers with this same function (ConditionalGet.weakEtag),
  * so a slice's `etag` field is by construction what the view's own endpoint sends.

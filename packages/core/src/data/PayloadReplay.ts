@@ -1,5 +1,5 @@
 /**
- * What a data answer's bytes are (SPEC.md "Data API", common behaviour 3–4): a stored payload is
+ * What a data answer's bytes are: a stored payload is
  * replayed while its token still equals the plan's; failing that, the payload is built, stored
  * (unless the plan says it may not be: the calendar without a place label) and served. The
  * bundle reads its own stored payload first and, when it has none, assembles itself from its

@@ -1,5 +1,5 @@
 /**
- * Each payload type's schema version (CONTRACT.md §5 `v`). Its own module, free of hashing, so the
+ * Each payload type's schema version (the payload's `v`). Its own module, free of hashing, so the
  * client library can import it (to drop cached entries of another version) without the server's code.
  */
 export type View = "grade" | "forecast" | "calendar" | "day" | "bundle" | "trend"

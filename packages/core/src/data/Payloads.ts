@@ -1,5 +1,5 @@
 /**
- * The payloads of CONTRACT.md §5, as schemas: the handlers encode with them and the OpenAPI
+ * The data payloads (docs/api.md "Weather data"), as schemas: the handlers encode with them and the OpenAPI
  * document describes them.
  */
 import * as Schema from "effect/Schema"

@@ -1,5 +1,5 @@
 /**
- * The views as pure functions of a cell's history, forecast and grading (CONTRACT.md §5).
+ * The views as pure functions of a cell's history, forecast and grading (docs/api.md "Weather data").
  * Everything that can change their bytes is an input here, and so goes into the freshness token.
  */
 import * as CivilDate from "../CivilDate.js"
@@ -18,7 +18,7 @@ import type {
   TrendPayload
 } from "./Payloads.js"
 
-/** What the views need of the grading rules (CONTRACT.md §4), built once per history record. */
+/** What the views need of the grading rules, built once per history record. */
 export interface Grading {
   /** Grades `value` (NaN for none) for `date` against the record's sample for that date. */
   readonly grade: (variable: Variable, date: CivilDate.EpochDay, value: number) => Grade
@@ -143,7 +143,7 @@ export const day = (input: {
 }
 
 
-/** The trend view (CONTRACT.md §10): from the record alone, which `history` holds whole, ending on its last day. */
+/** The trend view (`GET /trend`): from the record alone, which `history` holds whole, ending on its last day. */
 export const trend = (input: { readonly cell: CellInfo; readonly history: DailySeries.DailySeries }): TrendPayload => {
   const t = Trend.build(input.history)
   const period = (p: Trend.PeriodStanding) => ({

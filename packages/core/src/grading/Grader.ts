@@ -1,5 +1,5 @@
 /**
- * The grading rules over one history record, built for speed (CONTRACT.md §4). For each variable
+ * The grading rules over one history record, built for speed (the rules: docs/api.md "Weather data"). For each variable
  * and calendar day, that day's values over every year (a column of ~86 values) are sorted once,
  * lazily. A target's sample — every year's 5-day window — is then the five columns of the days
  * around it, unless the window runs over the end of a year or over February's end, where leap and
@@ -89,7 +89,7 @@ export interface Grader extends Grading {
 }
 
 export interface GraderOptions {
-  /** Below this sample size there is no percentile or label; CONTRACT.md says 30. */
+  /** Below this sample size there is no percentile or label: 30 by default, as the API documents. */
   readonly minSample?: number
 }
 

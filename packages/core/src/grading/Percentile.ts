@@ -1,5 +1,5 @@
 /**
- * Percentile rank, labels and quantiles over sorted samples (CONTRACT.md §4).
+ * Percentile rank, labels and quantiles over sorted samples (the rules: docs/api.md "Weather data").
  */
 
 /** Index of the first element >= x in an ascending array (binary search). */

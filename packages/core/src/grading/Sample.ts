@@ -1,5 +1,5 @@
 /**
- * The sample rule, stated plainly (CONTRACT.md §4): for every year of the record other than the
+ * The sample rule, stated plainly: for every year of the record other than the
  * target's, the date with the target's month and day (Feb 29 → Feb 28 in a common year) and two
  * days either side; the non-null values the record holds. The fast Grader is tested against this.
  */

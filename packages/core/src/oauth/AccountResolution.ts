@@ -1,5 +1,5 @@
 /**
- * The link finish, login finish and unlink rules of SPEC.md, step by step, as programs over the
+ * The link finish, login finish and unlink rules (docs/api.md "Accounts and sign-in"), step by step, as programs over the
  * account ports that return outcomes. Races end as a sequential run would: a unique-constraint
  * refusal makes the rules look again, so two links of one identity give one `linked` and one
  * `taken`, and parallel first logins of one identity create one account.
@@ -164,7 +164,7 @@ const afterLink = (user: User, name: ProviderName, subject: string): User =>
 
 export type UnlinkOutcome = "unlinked" | "not-linked" | "last-link"
 
-/** The 409's detail of a refused unlink (SPEC.md "Unlink" 3): names the provider, says why. */
+/** The 409's detail of a refused unlink (it would remove the last way in): names the provider, says why. */
 export const lastLinkDetail = (label: string): string =>
   `Unlinking ${label} would leave no way to sign in: this account has no password, and ${label} is its only sign-in.`
 
@@ -198,7 +198,7 @@ export const unlink = (user: User, name: ProviderName) =>
  * when it is not. Under the user's row lock, as unlink, so that an unlink in between cannot leave
  * DMs on without a chat link, and two toggles at once flip twice.
  */
-/** The 409's detail of `POST /chat/dm` without a chat link (CONTRACT.md §2): names the chat provider. */
+/** The 409's detail of `POST /chat/dm` without a chat link: names the chat provider. */
 export const notLinkedDetail = (chatLabel: string): string => `${chatLabel} is not linked to this account.`
 
 export const setChatDm = (user: User, enabled: Option.Option<boolean>) =>

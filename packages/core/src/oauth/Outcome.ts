@@ -19,7 +19,7 @@ export type Outcome = Data.TaggedEnum<{
 
 export const Outcome = Data.taggedEnum<Outcome>()
 
-/** SPEC.md's status words, one per outcome. */
+/** The `oauth=` status words of the account page, one per outcome (docs/api.md "Accounts and sign-in"). */
 export const STATUS: { readonly [K in Outcome["_tag"]]: string } = {
   Unavailable: "unavailable",
   Cancelled: "cancelled",

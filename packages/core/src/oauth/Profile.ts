@@ -2,7 +2,7 @@ import { MAX_EMAIL_LENGTH } from "../accounts/Domain.js"
 import * as StorableText from "../StorableText.js"
 import type { ProviderDescriptor } from "./Providers.js"
 
-/** A provider profile reduced to what the rules use (SPEC.md "Profile parsing"). */
+/** A provider profile reduced to what the rules use. */
 export interface ParsedProfile {
   /** The id field as a string; empty when missing. */
   readonly subject: string

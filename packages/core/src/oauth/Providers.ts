@@ -1,4 +1,4 @@
-/** The fixed registry of the two providers (SPEC.md "Provider descriptor") and their deployment settings. */
+/** The fixed registry of the two providers (`chat` and `idp`) and their deployment settings. */
 import * as Context from "effect/Context"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -48,9 +48,9 @@ export const parseName = (name: string): Option.Option<ProviderName> =>
   name === "chat" || name === "idp" ? Option.some(name) : Option.none()
 
 /**
- * A provider's `redirect_uri` (SPEC.md "Authorize redirect"): an origin, then `{BASE_PATH}`, then
+ * A provider's `redirect_uri`: an origin, then `{BASE_PATH}`, then
  * the provider's callback path. The origin is the deployment's `PUBLIC_ORIGIN` when it names one
- * (CONTRACT.md §1, hardening: request headers can be forged), else the request's own scheme and
+ * (request headers can be forged), else the request's own scheme and
  * host, which only the HTTP adapter can read.
  */
 export const redirectUri = (input: {

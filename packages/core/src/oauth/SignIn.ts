@@ -1,5 +1,5 @@
 /**
- * The sign-in and linking decisions of SPEC.md "Sign-in and linking" and CONTRACT.md §2, before
+ * The sign-in and linking decisions (docs/api.md "Accounts and sign-in"), before
  * and after the provider's round trip. The HTTP adapter only translates: it reads the request
  * (cookies, the session, the query), and turns a decision into a redirect and cookies.
  */
@@ -32,7 +32,8 @@ export type StartDecision =
 
 /**
  * A start: signed in, it is a link (the state names the user); signed out, a login. The state is
- * bound to a fresh random cookie, from which the PKCE verifier is derived (CONTRACT.md hardening).
+ * bound to a fresh random cookie, from which the PKCE verifier is
+ * derived: the state is then good only in the browser that started it.
  */
 export const start = (input: {
   readonly provider: ProviderName
@@ -79,7 +80,7 @@ export interface CallbackInput<R> {
 }
 
 /**
- * A callback, in CONTRACT's order: an unconfigured provider, then a missing code (the user
+ * A callback, in this order: an unconfigured provider, then a missing code (the user
  * cancelled), then the state, tried as a link first and then as a login; neither is a bad state.
  */
 export const callback = <R>(input: CallbackInput<R>) =>

@@ -1,6 +1,6 @@
 /**
- * The signed state of the authorize round trip (SPEC.md "Signed state"): `<payload>.<mac>`, the
- * payload URL-safe base64 of `{u, t, p, pr}` (plus `n`, CONTRACT.md's browser binding), the mac
+ * The signed state of the authorize round trip: `<payload>.<mac>`, the
+ * payload URL-safe base64 of `{u, t, p, pr}` (plus `n`, the browser binding), the mac
  * the first 32 hex characters of HMAC-SHA256(payload, auth secret). Verification returns the user
  * id (`""` for a login) or None: callers compare with None, never test for falsiness.
  */
@@ -80,7 +80,7 @@ export interface Verified {
   readonly bound: boolean
 }
 
-/** SPEC.md's verification, returning the user id: None is rejection, `""` a login. */
+/** The state's verification, returning the user id: None is rejection, `""` a login. */
 export const verify = (state: string, expected: Expectation) => Effect.map(verifyClaims(state, expected), Option.map((v) => v.userId))
 
 /** As `verify`, also telling whether the state carried the browser binding (only such a flow sent a PKCE challenge). */
@@ -105,7 +105,7 @@ export const verifyClaims = (state: string, expected: Expectation) =>
     if (p !== expected.purpose) return Option.none<Verified>()
     // 6. The expected provider; a state minted before `pr` existed is a chat state.
     if ((pr === undefined ? "chat" : pr) !== expected.provider) return Option.none<Verified>()
-    // Browser binding (CONTRACT.md hardening): a state that carries `n` needs its cookie.
+    // Browser binding: a state that carries `n` needs its cookie.
     if (n !== undefined) {
       if (Option.isNone(expected.binding) || !constantTimeEqual(String(n), bindingHash(expected.binding.value))) {
         return Option.none<Verified>()
@@ -115,7 +115,7 @@ export const verifyClaims = (state: string, expected: Expectation) =>
     return typeof u === "string" ? Option.some<Verified>({ userId: u, bound: n !== undefined }) : Option.none<Verified>()
   })
 
-/** PKCE (CONTRACT.md hardening): verifier = base64url(HMAC-SHA256(AUTH_SECRET, "pkce:" + cookie)). */
+/** PKCE: verifier = base64url(HMAC-SHA256(AUTH_SECRET, "pkce:" + cookie)). */
 export const pkceVerifier = (secret: Redacted.Redacted<string>, binding: string): string =>
   base64Url(hmacSha256(Redacted.value(secret), `pkce:${binding}`))
 

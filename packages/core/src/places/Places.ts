@@ -1,5 +1,5 @@
 /**
- * Place search (CONTRACT.md §8): a name in, at most five places out, each answer kept for 30
+ * Place search (docs/api.md "Place search"): a name in, at most five places out, each answer kept for 30
  * days so that a repeated query costs no geocoder call. Queries are compared normalised: trimmed,
  * inner runs of blanks as one space, Unicode NFC, lower case ("  New  York" and "new york" are
  * one query).

@@ -1,5 +1,5 @@
 /**
- * The reference years anomalies are measured against (CONTRACT.md §10): the WMO's 1961–1990
+ * The reference years anomalies are measured against: the WMO's 1961–1990
  * when the record spans all of it, else the record's first 30 whole calendar years, else none.
  */
 import * as CivilDate from "../CivilDate.js"

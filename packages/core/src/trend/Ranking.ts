@@ -1,5 +1,5 @@
 /**
- * Where this period's value stands among the same span of earlier years (CONTRACT.md §10):
+ * Where this period's value stands among the same span of earlier years:
  * its rank (1 = highest), how many years were compared, and the highest and lowest years.
  * Ranks are computed on the values as the payload shows them (already rounded), so two years
  * that read alike are tied.

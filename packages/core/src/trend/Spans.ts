@@ -1,5 +1,5 @@
 /**
- * The spans of days the trend view compares (CONTRACT.md §10): this month, this meteorological
+ * The spans of days the trend view compares: this month, this meteorological
  * season and this year so far, each ending on the record's last day, and the same span in an
  * earlier year.
  */

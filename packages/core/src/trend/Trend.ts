@@ -1,5 +1,5 @@
 /**
- * The climate context of a cell's record (CONTRACT.md §10): every calendar year's means and
+ * The climate context of a cell's record (`GET /trend`): every calendar year's means and
  * sums, the baseline, and how this month, season and year so far stand against the same span of
  * every earlier year.
  *

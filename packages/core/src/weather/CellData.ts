@@ -1,6 +1,6 @@
 /**
  * The weather a cell's views are built from, spending the upstream's quota as little as it can
- * be spent (CONTRACT.md §3). This module only composes the parts, each in its own file:
+ * be spent (docs/architecture.md "Data"). This module only composes the parts, each in its own file:
  * - `RecordCache`: decoded records in memory in front of the `CellStore`;
  * - `Backoff`: an endpoint's Retry-After, honoured for every cell;
  * - `HistoryFlow`, `ForecastFlow`, `LabelFlow`: when each part of a record is fetched again.

@@ -1,6 +1,6 @@
 import type { EpochDay } from "../CivilDate.js"
 
-/** The three graded variables (CONTRACT.md §4). */
+/** The three graded variables: daily high, daily low, precipitation. */
 export const variables = ["tmax", "tmin", "precip"] as const
 export type Variable = (typeof variables)[number]
 

@@ -5,7 +5,7 @@ import type { Cell } from "../Cell.js"
 
 /**
  * Cells whose forecast was just refetched from the upstream, published by CellData when this
- * service is present; alerts evaluate a watched cell after each refetch (CONTRACT.md §9).
+ * service is present; alerts evaluate a watched cell after each refetch.
  */
 export class ForecastEvents extends Context.Tag("@climate-grade/core/ForecastEvents")<ForecastEvents, PubSub.PubSub<Cell>>() {}
 

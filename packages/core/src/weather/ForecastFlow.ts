@@ -1,5 +1,5 @@
 /**
- * A cell's recent days and forecast (CONTRACT.md §3): refetched at most hourly; a failed refetch
+ * A cell's recent days and forecast: refetched at most hourly; a failed refetch
  * keeps the last one, stamp unchanged. Concurrent requests for one cell share one run
  * (SingleFlight); the store's claim makes other processes wait for it and reuse it.
  */

@@ -1,5 +1,5 @@
 /**
- * A cell's history (CONTRACT.md §3): fetched once per cell (HISTORY_START…today), then its tail
+ * A cell's history: fetched once per cell (HISTORY_START…today), then its tail
  * topped up at most hourly; a failed top-up keeps what is held. Concurrent requests for one cell
  * share one run (SingleFlight); the store's claim makes other processes wait for it and reuse it.
  */

@@ -1,5 +1,5 @@
 /**
- * A cell's label (CONTRACT.md §3): looked up while the cell has none; a failed lookup leaves it
+ * A cell's label: looked up while the cell has none; a failed lookup leaves it
  * unlabeled (null) and is tried again on a later request.
  *
  * The geocoder allows one call a second for the whole process, so a burst of new cells makes a

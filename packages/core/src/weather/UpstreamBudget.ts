@@ -38,7 +38,7 @@ export const costOf = (variables: number, days: number): number => Math.max(1, (
 const VARIABLES = 3
 /** An archive call for `[start, end]`. */
 export const archiveCost = (start: EpochDay, end: EpochDay): number => costOf(VARIABLES, end - start + 1)
-/** A forecast call: the 7 past and 16 coming days (CONTRACT.md §3). */
+/** A forecast call: the 7 past and 16 coming days. */
 export const FORECAST_COST = costOf(VARIABLES, 7 + 16)
 
 /** The budget's day (days since the epoch, UTC) at `now`. */

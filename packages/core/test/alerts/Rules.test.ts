@@ -1,4 +1,4 @@
-/** The alert rules of CONTRACT.md §9 as properties, without IO. */
+/** The alert rules (docs/api.md "Alerts") as properties, without IO. */
 import { describe, expect, it } from "@effect/vitest"
 import { Backoff, Cell, CivilDate, Delivery, Kinds, Message, type Payloads, Qualifying, WatchRequest } from "@climate-grade/core"
 import * as Either from "effect/Either"

@@ -1,4 +1,4 @@
-/** Watching a place (CONTRACT.md §9) as a property over an in-memory store of watches, without IO. */
+/** Watching a place as a property over an in-memory store of watches, without IO. */
 import { describe, expect, it } from "@effect/vitest"
 import {
   AlertEvaluator,
@@ -22,7 +22,7 @@ import * as Option from "effect/Option"
 
 const USERS = ["00000000-0000-4000-9000-000000000001", "00000000-0000-4000-9000-000000000002"] as Array<UserId>
 
-/** The port as the contract states it: one watch per (user, cell), at most `limit` per user. */
+/** The port as its documentation states it: one watch per (user, cell), at most `limit` per user. */
 const inMemory = () => {
   const rows: Array<Watch> = []
   let next = 0
@@ -154,7 +154,7 @@ describe("Watching.watch", () => {
     120_000
   )
 
-  it("a watch or an alert is called by its place's label, else by its cell's coordinates (CONTRACT.md §3's form)", () => {
+  it("a watch or an alert is called by its place's label, else by its cell's coordinates (its key's form)", () => {
     const cell = Cell.fromCoordinates(47.26, -130.01)
     expect(Watching.placeName("Berlin, DE", cell)).toBe("Berlin, DE")
     expect(Watching.placeName(null, cell)).toBe("47.25°N 130.00°W")

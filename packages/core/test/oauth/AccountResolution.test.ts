@@ -99,7 +99,7 @@ const verifiedOf = (s: Scenario) =>
     ? s.profile.verified === true
     : s.profile.email_verified === true || String(s.profile.email_verified).toLowerCase() === "true"
 
-/** SPEC.md's login finish, restated plainly, with CONTRACT's verified-local-address hardening. */
+/** The login finish, restated plainly: a provider's e-mail address matches only a verified local account. */
 const expectedLogin = (s: Scenario, store: InMemory.Store): string => {
   if (s.exchangeFails) return "error"
   const subject = subjectOf(s)
@@ -123,7 +123,7 @@ const expectedLogin = (s: Scenario, store: InMemory.Store): string => {
 
 const input = (s: Scenario) => ({ provider: s.provider, code: "c", redirectUri: "r", codeVerifier: Option.some("v") })
 
-describe("AccountResolution, property-tested against SPEC.md's rule order", () => {
+describe("AccountResolution, property-tested against the rules in order", () => {
   it.effect.prop("login finish", [scenarioArb], ([scenario]) =>
     Effect.gen(function* () {
       const { store } = seed(scenario.world)

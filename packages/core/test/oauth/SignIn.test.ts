@@ -122,7 +122,7 @@ describe("SignIn.callback", () => {
     session: FastCheck.constantFrom<"alice" | "bob" | "none">("alice", "alice", "bob", "none")
   })
 
-  it.effect("decides in CONTRACT's order, link state before login state, and sends a PKCE verifier only for a bound state", () =>
+  it.effect("decides in order, link state before login state, and sends a PKCE verifier only for a bound state", () =>
     Effect.gen(function* () {
       const seen = new Map<string, number>()
       yield* Effect.promise(() =>
@@ -159,7 +159,7 @@ describe("SignIn.callback", () => {
             })
             const { outcome, sessionReads, binding } = await Effect.runPromise(Effect.provide(program, layer))
 
-            // The model: what CONTRACT.md says should happen.
+            // The model: what should happen, written plainly.
             const bound = c.state === "link" || c.state === "login"
             const verifies = c.state.startsWith("unbound") || (bound && c.cookie === "right")
             const isLink = c.state.endsWith("link")
@@ -233,7 +233,7 @@ describe("Providers.redirectUri", () => {
     }
   )
 
-  it("the registered callback addresses of SPEC.md", () => {
+  it("the registered callback addresses", () => {
     const at = (provider: "chat" | "idp") =>
       Providers.redirectUri({ provider, basePath: "/climate", publicOrigin: Option.none(), requestOrigin: () => "http://h:1" })
     expect(at("chat")).toBe("http://h:1/climate/api/v2/chat/link/callback")

@@ -1,5 +1,5 @@
 /**
- * The trend rules (CONTRACT.md §10) without IO: yearly statistics, the period spans, the spans
+ * The trend rules without IO: yearly statistics, the period spans, the spans
  * shifted back by whole years, ranking and the baseline. A plain reference written again here
  * (JavaScript's UTC Date for the calendar, a day-by-day scan of every span) is the oracle for
  * random records; the calendar's hard cases are spelled out as examples.

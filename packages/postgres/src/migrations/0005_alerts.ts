@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 
 export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql.unsafe(`
-    -- A user's watched places (CONTRACT.md §9): one per user and cell.
+    -- A user's watched places: one per user and cell.
     create table alert_watches (
       id uuid primary key default gen_random_uuid(),
       user_id uuid not null references users (id) on delete cascade,

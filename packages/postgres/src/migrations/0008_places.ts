@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 
 export default Effect.flatMap(SqlClient.SqlClient, (sql) =>
   sql.unsafe(`
-    -- Place search answers (CONTRACT.md §8), kept 30 days by normalised query so a repeated
+    -- Place search answers (GET /places), kept 30 days by normalised query so a repeated
     -- query costs no geocoder call. places_json: the answer as JSON text ({label, lat, lon}[]).
     create table place_searches (
       query text primary key,
