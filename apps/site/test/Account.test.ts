@@ -1,8 +1,8 @@
 /**
  * The account page in Chromium on the real server, with the fake `chat` provider and panva's
- * oidc-provider as `idp` (docs/api.md "Accounts and sign-in"): sign in with each provider, link, unlink (the last way
- * in refused and explained), the "Direct messages" switch, "Sign out"; a distinct message for every
- * `oauth` status; and both pages under BASE_PATH=/climate.
+ * oidc-provider as `idp` (docs/api.md "Accounts and sign-in"): sign in with each provider, link, unlink
+ * (the last way in refused and explained), the "Direct messages" switch, "Sign out"; a distinct message
+ * for every `oauth` status; and both pages under BASE_PATH=/climate.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"

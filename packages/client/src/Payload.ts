@@ -77,9 +77,10 @@ export interface BundleText {
 }
 
 /**
- * A `/cell` answer split into its slices (`GET /cell`, docs/api.md "Weather data"): its `v` this client's, its cell
- * readable, each slice `null` or `{etag, data}` with `data` an object. The slices' payloads are
- * checked by whoever uses them (parsed for a load, as text for a warm-up). Null when it is none of that.
+ * A `/cell` answer split into its slices (`GET /cell`, docs/api.md "Weather data"): its `v` this
+ * client's, its cell readable, each slice `null` or `{etag, data}` with `data` an object. The slices'
+ * payloads are checked by whoever uses them (parsed for a load, as text for a warm-up). Null when it is
+ * none of that.
  */
 export const splitBundle = (text: string): BundleText | null => {
   const m = members(text)

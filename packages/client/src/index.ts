@@ -1,7 +1,7 @@
 /**
- * `@climate-grade/client`: the Promise surface (docs/architecture.md "Client library"). The rules it acts on are plain
- * functions in their own modules (`@climate-grade/client/Keys`, `Revalidation`, `Pruning`,
- * `Payload`), for workspace code that wants them without the client.
+ * `@climate-grade/client`: the Promise surface (docs/architecture.md "Client library"). The rules it
+ * acts on are plain functions in their own modules (`@climate-grade/client/Keys`, `Revalidation`,
+ * `Pruning`, `Payload`), for workspace code that wants them without the client.
  */
 import * as IndexedDbStore from "./IndexedDbStore.js"
 import * as MemoryStore from "./MemoryStore.js"

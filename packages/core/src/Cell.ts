@@ -1,4 +1,4 @@
-/** A 0.25° grid cell: every point that snaps to the same centre shares one cell: `round(x * 4) / 4` each way. */
+/** A 0.25° grid cell: every point that snaps to the same centre (`round(x * 4) / 4`) shares one cell. */
 export interface Cell {
   readonly lat: number
   readonly lon: number

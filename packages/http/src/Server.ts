@@ -44,7 +44,7 @@ export interface ServeOptions {
   readonly providers: Readonly<Record<ProviderName, ProviderPage>>
   /** Shared with the front door, which answers from it first. */
   readonly responses: ResponseIndex.Index
-  /** The built site, served under `{basePath}/` (docs/api.md "The site"); its absence is answered on site paths. */
+  /** The built site, served under `{basePath}/`; its absence is answered on site paths. */
   readonly site: Site.Site | Site.MissingSite
   readonly port: number
   readonly host: string

@@ -1,4 +1,4 @@
-/** What every upstream call shares: a timeout, and failures mapped to the core's errors (docs/api.md "Common rules"). */
+/** What every upstream call shares: a timeout, and failures mapped to the core's errors. */
 import type { HttpClient, HttpClientRequest } from "@effect/platform"
 import { RateLimited, UpstreamFailure, UpstreamTimeout } from "@climate-grade/core"
 import * as Clock from "effect/Clock"

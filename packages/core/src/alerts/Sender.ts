@@ -1,8 +1,8 @@
 /**
- * Delivery through the transactional outbox (docs/architecture.md "Alerts"). One fiber claims due messages one
- * at a time (`Outbox.claim`: FOR UPDATE SKIP LOCKED, with a lease), checks at send time that the
- * user still has chat linked and messages on, sends through the bot API, and records the outcome:
- * sent; a 429 waited out (the whole sender pauses: the provider's limits are per bot); another
+ * Delivery through the transactional outbox (docs/architecture.md "Alerts"). One fiber claims due
+ * messages one at a time (`Outbox.claim`: FOR UPDATE SKIP LOCKED, with a lease), checks at send time
+ * that the user still has chat linked and messages on, sends through the bot API, and records the
+ * outcome: sent; a 429 waited out (the whole sender pauses: the provider's limits are per bot); another
  * failure retried with exponential backoff for up to 24 hours, then failed.
  *
  * A message is marked sent only after the provider accepted it, and an interrupted send gives its

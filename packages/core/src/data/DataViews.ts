@@ -28,7 +28,7 @@ export interface Plan<A> {
   readonly key: PayloadKey
   /** The freshness token; the HTTP adapter serves it as the ETag `FreshnessToken.etag(token)`. */
   readonly token: string
-  /** The calendar is not stored while the cell has no place label: it would be rebuilt once the label is known. */
+  /** The calendar is not stored while the cell has no place label (it is rebuilt once it has one). */
   readonly storable: boolean
   readonly build: Effect.Effect<A>
   /**
@@ -57,9 +57,9 @@ export interface BundleSlices<G, F, C, D> {
 }
 
 /**
- * The bundle (`GET /cell`, docs/api.md "Weather data"): its four slices' own plans (grade and forecast absent on a
- * prefetch), its key, its token combined from theirs, whether it may be stored (only when every
- * slice may), until when it holds (the earliest of its slices), and how its payload is assembled
+ * The bundle (`GET /cell`, docs/api.md "Weather data"): its four slices' own plans (grade and forecast
+ * absent on a prefetch), its key, its token combined from theirs, whether it may be stored (only when
+ * every slice may), until when it holds (the earliest of its slices), and how its payload is assembled
  * from the slices' data.
  */
 export interface BundlePlan {

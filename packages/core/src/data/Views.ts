@@ -143,7 +143,7 @@ export const day = (input: {
 }
 
 
-/** The trend view (`GET /trend`): from the record alone, which `history` holds whole, ending on its last day. */
+/** The trend view: from the record alone, which `history` holds whole, ending on its last day. */
 export const trend = (input: { readonly cell: CellInfo; readonly history: DailySeries.DailySeries }): TrendPayload => {
   const t = Trend.build(input.history)
   const period = (p: Trend.PeriodStanding) => ({

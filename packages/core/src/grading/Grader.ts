@@ -1,13 +1,12 @@
 /**
- * The grading rules over one history record, built for speed (the rules: docs/api.md "Weather data"). For each variable
- * and calendar day, that day's values over every year (a column of ~86 values) are sorted once,
- * lazily. A target's sample — every year's 5-day window — is then the five columns of the days
- * around it, unless the window runs over the end of a year or over February's end, where leap and
- * common years disagree about which day is next; for those nine calendar days the sample is
- * gathered and sorted whole. A date's sample is that minus its own year's window (at most five
- * values, read from the record), so a percentile is ten binary searches and a few corrections, and
- * a cold calendar sorts each day's column once rather than each day's whole window (five times
- * the values).
+ * The grading rules over one history record, built for speed (the rules: docs/api.md "Weather data").
+ * For each variable and calendar day, that day's values over every year (a column of ~86 values) are
+ * sorted once, lazily. A target's sample — every year's 5-day window — is then the five columns of the
+ * days around it, unless the window runs over the end of a year or over February's end, where leap and
+ * common years disagree about which day is next; for those nine calendar days the sample is gathered
+ * and sorted whole. A date's sample is that minus its own year's window (at most five values, read from
+ * the record), so a percentile is ten binary searches and a few corrections, and a cold calendar sorts
+ * each day's column once rather than each day's whole window (five times the values).
  */
 import * as CivilDate from "../CivilDate.js"
 import type { Climatology, Grade } from "../data/Payloads.js"

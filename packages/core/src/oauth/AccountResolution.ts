@@ -1,8 +1,8 @@
 /**
- * The link finish, login finish and unlink rules (docs/api.md "Accounts and sign-in"), step by step, as programs over the
- * account ports that return outcomes. Races end as a sequential run would: a unique-constraint
- * refusal makes the rules look again, so two links of one identity give one `linked` and one
- * `taken`, and parallel first logins of one identity create one account.
+ * The link finish, login finish and unlink rules (docs/api.md "Accounts and sign-in"), step by step, as
+ * programs over the account ports that return outcomes. Races end as a sequential run would: a
+ * unique-constraint refusal makes the rules look again, so two links of one identity give one `linked`
+ * and one `taken`, and parallel first logins of one identity create one account.
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -1,7 +1,8 @@
 """An independent implementation of the grading rules (docs/api.md "Weather data") for the
 tests: the sample rule with datetime, percentile ranks with scipy's
-percentileofscore(kind="mean"), bands with numpy's median_unbiased quantiles; and of the trend rules: yearly means and sums with numpy over datetime64 years, the
-periods and their shifted spans with datetime. Reads one JSON request on stdin, writes the
+percentileofscore(kind="mean"), bands with numpy's median_unbiased quantiles; and of the trend
+rules: yearly means and sums with numpy over datetime64 years, the periods and their shifted
+spans with datetime. Reads one JSON request on stdin, writes the
 answer on stdout."""
 import datetime
 import json
