@@ -83,7 +83,7 @@ export const formatAddress = (a: Address): string => {
   return text === "" ? "./" : `?${text}`
 }
 
-/** imperial for an en-US browser, metric otherwise (CONTRACT.md §8). */
+/** imperial for an en-US browser, metric otherwise. */
 export const defaultUnits = (languages: ReadonlyArray<string>): Units =>
   (languages[0] ?? "").toLowerCase() === "en-us" ? "imperial" : "metric"
 

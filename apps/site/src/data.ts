@@ -1,5 +1,5 @@
 /**
- * Every data call goes through `@climate-grade/client` (CONTRACT.md §8). Kept apart from api.ts so the
+ * Every data call goes through `@climate-grade/client`. Kept apart from api.ts so the
  * account page, which needs no data view, does not load the client.
  */
 import { createClient, indexedDbStore } from "@climate-grade/client"

@@ -193,7 +193,7 @@ export const whenWords = (date: string, today: string): string => {
 export const formatCoordinates = (lat: number, lon: number): string =>
   `${Math.abs(lat).toFixed(2)}°${lat < 0 ? "S" : "N"} ${Math.abs(lon).toFixed(2)}°${lon < 0 ? "W" : "E"}`
 
-/** The 0.25° grid of CONTRACT.md §3. */
+/** The 0.25° grid the service grades (cell centres at multiples of 0.25°). */
 export const snap = (x: number) => Math.round(x * 4) / 4
 
 /** The first year of the record, from a sample size: a date's sample holds 5 days of every other year. */

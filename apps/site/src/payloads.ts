@@ -1,5 +1,5 @@
 /**
- * The payload shapes the site reads (CONTRACT.md §5), taken as types from the core's schemas so the
+ * The payload shapes the site reads (docs/api.md), taken as types from the core's schemas so the
  * page and the API cannot drift apart. Type-only: nothing of the core reaches the bundle.
  */
 import type {

@@ -1,5 +1,5 @@
 /**
- * The alerts API as the site uses it (CONTRACT.md §9): the user's watches, the last alerts sent and the
+ * The alerts API as the site uses it (docs/api.md, "Alerts"): the user's watches, the last alerts sent and the
  * server's delivery settings, shared by the account page and the main page's "Watch this place".
  */
 import { getJson } from "./api.js"

@@ -1,5 +1,5 @@
 /**
- * The account page (CONTRACT.md §8), where sign-in redirects land: the outcome in words, sign-in for a
+ * The account page, where sign-in redirects land: the outcome in words, sign-in for a
  * visitor, and for a signed-in user the linked identities, the direct-message switch and sign-out.
  * Each section is its own component; the alerts' watched places and last alerts are in Watches.tsx.
  * Reached from a place ("Sign in to watch this place"), it offers the way back there (ReturnLink.ts).
@@ -170,7 +170,7 @@ export const Identities = ({ me, providers, onChange }: { me: Me; providers: Rea
                   Unlink {label}
                 </button>
               ) : enabled ? (
-                // biome-ignore lint/a11y/noAmbiguousAnchorText: the name is "Link {LABEL}" (CONTRACT.md §8), not a bare "link"
+                // biome-ignore lint/a11y/noAmbiguousAnchorText: the name is "Link {LABEL}" (the provider's label), not a bare "link"
                 <a class="button" href={api(`oauth/${name}/link/start`)}>
                   Link {label}
                 </a>

@@ -1,5 +1,5 @@
 /**
- * The account page's alerts (CONTRACT.md §9): the watched places with their kinds, each with
+ * The account page's alerts (docs/api.md, "Alerts"): the watched places with their kinds, each with
  * "Stop watching {label}", the last alerts sent and what became of them, and whether anything can be
  * delivered at all (delivery configured on the server, chat linked).
  */

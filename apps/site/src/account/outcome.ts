@@ -1,5 +1,5 @@
 /**
- * What each sign-in outcome of SPEC.md's table means for the person who just came back from the
+ * What each sign-in outcome (docs/api.md, "Accounts and sign-in") means for the person who just came back from the
  * provider, in words. One table, so a status without a message is a type error.
  */
 export type OutcomeStatus =

@@ -1,5 +1,5 @@
 /**
- * "Watch this place" on the main page (CONTRACT.md §9): for a signed-in user, three kinds (heat, cold,
+ * "Watch this place" on the main page: for a signed-in user, three kinds (heat, cold,
  * wet; all on at first) and a button that watches the shown cell, or changes the kinds once it is
  * watched; for a visitor, a link to sign in. Whether the visitor is signed in is asked once per page,
  * and only when the account page last saw this browser signed in (storage.ts); otherwise the page
