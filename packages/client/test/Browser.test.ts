@@ -3,12 +3,12 @@
  * fetch. The page is served at the API's origin (by the browser context's routing), so its calls
  * reach the real server as a same-origin page's would; "offline" is the browser's own switch.
  */
-import { Chromium } from "@climate-grade/testing"
+import { backends, Chromium } from "@climate-grade/testing"
 import { build } from "esbuild"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Browser } from "playwright-core"
-import { afterAll, beforeAll, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startWorld, type World } from "./support/World.js"
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..")
@@ -27,34 +27,39 @@ beforeAll(async () => {
     logLevel: "warning"
   })
   bundle = built.outputFiles[0]!.text
-  world = await startWorld()
   browser = await Chromium.launch()
 }, 180_000)
 afterAll(async () => {
   await browser?.close()
-  await world?.stop()
 })
 
-it.skipIf(!Chromium.available())("in Chromium: IndexedDB keeps copies across page loads; revalidated online, stale offline", async () => {
-  const origin = new URL(world.baseUrl).origin
-  const context = await browser.newContext()
-  await context.route(`${origin}/__client/**`, (route) => {
-    const path = new URL(route.request().url()).pathname
-    return path.endsWith(".js")
-      ? route.fulfill({ status: 200, contentType: "text/javascript", body: bundle })
-      : route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>client</title>" })
-  })
-  const wire: Array<[string, number]> = []
-  context.on("response", (r) => {
-    const url = new URL(r.url())
-    if (url.pathname.startsWith("/api/v2/")) wire.push([url.pathname, r.status()])
-  })
-  const page = await context.newPage()
-  await page.goto(`${origin}/__client/`)
-  type Run = { sources: Array<string>; label: string | null; error?: string }
-  // A string, not a function: vitest would rewrite a function's `import()` for Node.
-  const run = (step: "first" | "again" | "offline") =>
-    page.evaluate(`(async () => {
+for (const backend of backends) describe(`on ${backend.name}`, () => {
+  beforeAll(async () => {
+    if (!Chromium.available()) return
+    world = await startWorld(backend)
+  }, 180_000)
+  afterAll(() => world?.stop())
+
+  it.skipIf(!Chromium.available())("in Chromium: IndexedDB keeps copies across page loads; revalidated online, stale offline", async () => {
+    const origin = new URL(world.baseUrl).origin
+    const context = await browser.newContext()
+    await context.route(`${origin}/__client/**`, (route) => {
+      const path = new URL(route.request().url()).pathname
+      return path.endsWith(".js")
+        ? route.fulfill({ status: 200, contentType: "text/javascript", body: bundle })
+        : route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>client</title>" })
+    })
+    const wire: Array<[string, number]> = []
+    context.on("response", (r) => {
+      const url = new URL(r.url())
+      if (url.pathname.startsWith("/api/v2/")) wire.push([url.pathname, r.status()])
+    })
+    const page = await context.newPage()
+    await page.goto(`${origin}/__client/`)
+    type Run = { sources: Array<string>; label: string | null; error?: string }
+    // A string, not a function: vitest would rewrite a function's `import()` for Node.
+    const run = (step: "first" | "again" | "offline") =>
+      page.evaluate(`(async () => {
       const m = await import("/__client/index.js")
       const client = m.createClient({ baseUrl: ${JSON.stringify(world.baseUrl)}, store: m.indexedDbStore("browser-test") })
       try {
@@ -73,16 +78,17 @@ it.skipIf(!Chromium.available())("in Chromium: IndexedDB keeps copies across pag
       }
     })()`) as Promise<Run>
 
-  expect(await run("first")).toEqual({ sources: ["network", "network"], label: "Testville, TL" })
-  // A reload: a new page, the same IndexedDB.
-  await page.reload()
-  expect(await run("again")).toEqual({ sources: ["revalidated", "revalidated"], label: "Testville, TL" })
-  expect(wire).toEqual([
-    ["/api/v2/cell", 200],
-    ["/api/v2/grade", 304],
-    ["/api/v2/day", 304]
-  ])
-  await context.setOffline(true)
-  expect(await run("offline")).toEqual({ sources: ["stale", "stale"], label: "Testville, TL" })
-  await context.close()
-}, 180_000)
+    expect(await run("first")).toEqual({ sources: ["network", "network"], label: "Testville, TL" })
+    // A reload: a new page, the same IndexedDB.
+    await page.reload()
+    expect(await run("again")).toEqual({ sources: ["revalidated", "revalidated"], label: "Testville, TL" })
+    expect(wire).toEqual([
+      ["/api/v2/cell", 200],
+      ["/api/v2/grade", 304],
+      ["/api/v2/day", 304]
+    ])
+    await context.setOffline(true)
+    expect(await run("offline")).toEqual({ sources: ["stale", "stale"], label: "Testville, TL" })
+    await context.close()
+  }, 180_000)
+})

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
-import { afterAll, beforeAll, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { backends } from "@climate-grade/testing"
 import { startWorld, type World } from "./support/World.js"
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..")
@@ -21,10 +22,8 @@ beforeAll(async () => {
   execFileSync(process.execPath, ["build.mjs"], { cwd: packageDir, stdio: "inherit" })
   outside = mkdtempSync(join(tmpdir(), "climate-grade-client-"))
   copyFileSync(join(packageDir, "dist", "index.js"), join(outside, "index.js"))
-  world = await startWorld()
 }, 180_000)
 afterAll(async () => {
-  await world?.stop()
   if (outside !== undefined) rmSync(outside, { recursive: true, force: true })
 })
 
@@ -51,25 +50,32 @@ await client.close()
 console.log(JSON.stringify({ cell: loaded.cell, loaded: [loaded.grade.source, loaded.day.source], grade: grade.source, watched, rejected, pruned, calls }))
 `
 
-it("a Node script outside the repository imports dist/index.js and drives the server with it", async () => {
-  const built = readFileSync(join(outside, "index.js"), "utf8")
-  // Self-contained: nothing left to resolve but relative files (there are none).
-  expect(built).not.toMatch(/\bfrom\s*["'][^./]/)
-  expect(built).not.toMatch(/\bimport\(\s*["'][^./]/)
-  writeFileSync(join(outside, "main.mjs"), script)
-  const { stdout } = await promisify(execFile)(process.execPath, ["main.mjs", world.baseUrl], { cwd: outside, timeout: 60_000 })
-  const out = JSON.parse(stdout.trim().split("\n").at(-1)!)
-  expect(out.cell).toMatchObject({ lat: 48.25, lon: 11.5, timezone: "Europe/Berlin" })
-  expect(out.loaded).toEqual(["network", "network"])
-  expect(out.grade).toBe("revalidated")
-  expect(out.watched).toEqual(["cache", "revalidated"])
-  expect(out.rejected).toEqual({ name: "RequestRejected", status: 400 })
-  expect(out.pruned).toBe(0)
-  expect(out.calls.map((c: { path: string; status: number }) => [c.path, c.status])).toEqual([
-    ["/api/v2/cell?lat=48.25&lon=11.50", 200],
-    ["/api/v2/grade?lat=48.25&lon=11.50", 304],
-    ["/api/v2/calendar?lat=48.25&lon=11.50&months=24", 304],
-    ["/api/v2/day?date=2024-13-01&lat=48.25&lon=11.50", 400]
-  ])
-  expect(out.calls.every((c: { cache: string }) => c.cache === "no-store")).toBe(true)
-}, 180_000)
+for (const backend of backends) describe(`on ${backend.name}`, () => {
+  beforeAll(async () => {
+    world = await startWorld(backend)
+  }, 180_000)
+  afterAll(() => world?.stop())
+
+  it("a Node script outside the repository imports dist/index.js and drives the server with it", async () => {
+    const built = readFileSync(join(outside, "index.js"), "utf8")
+    // Self-contained: nothing left to resolve but relative files (there are none).
+    expect(built).not.toMatch(/\bfrom\s*["'][^./]/)
+    expect(built).not.toMatch(/\bimport\(\s*["'][^./]/)
+    writeFileSync(join(outside, "main.mjs"), script)
+    const { stdout } = await promisify(execFile)(process.execPath, ["main.mjs", world.baseUrl], { cwd: outside, timeout: 60_000 })
+    const out = JSON.parse(stdout.trim().split("\n").at(-1)!)
+    expect(out.cell).toMatchObject({ lat: 48.25, lon: 11.5, timezone: "Europe/Berlin" })
+    expect(out.loaded).toEqual(["network", "network"])
+    expect(out.grade).toBe("revalidated")
+    expect(out.watched).toEqual(["cache", "revalidated"])
+    expect(out.rejected).toEqual({ name: "RequestRejected", status: 400 })
+    expect(out.pruned).toBe(0)
+    expect(out.calls.map((c: { path: string; status: number }) => [c.path, c.status])).toEqual([
+      ["/api/v2/cell?lat=48.25&lon=11.50", 200],
+      ["/api/v2/grade?lat=48.25&lon=11.50", 304],
+      ["/api/v2/calendar?lat=48.25&lon=11.50&months=24", 304],
+      ["/api/v2/day?date=2024-13-01&lat=48.25&lon=11.50", 400]
+    ])
+    expect(out.calls.every((c: { cache: string }) => c.cache === "no-store")).toBe(true)
+  }, 180_000)
+})

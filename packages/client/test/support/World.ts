@@ -1,9 +1,10 @@
 /**
- * The real server on loopback over in-memory PGlite, with fake Open-Meteo and Nominatim, for the
- * client's end-to-end tests; and a `fetch` that records every request the client makes.
+ * The real server on loopback over a database of `backends` (PGlite unless told), with fake
+ * Open-Meteo and Nominatim, for the client's end-to-end tests; and a `fetch` that records every
+ * request the client makes.
  */
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
-import { backends, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { type Backend, backends, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -20,7 +21,7 @@ export interface World {
 
 const pglite = backends.find((b) => b.name === "pglite")!
 
-export const startWorld = async (): Promise<World> => {
+export const startWorld = async (backend: Backend = pglite): Promise<World> => {
   const scope = Effect.runSync(Scope.make())
   const built = await Effect.runPromise(
     Effect.gen(function* () {
@@ -30,7 +31,7 @@ export const startWorld = async (): Promise<World> => {
         ...FakeEnv.upstreams(weather, geocoder),
         HISTORY_START: "1980-01-01"
       }
-      const context = yield* Layer.buildWithScope(testServerLayer(env, pglite.layer), scope)
+      const context = yield* Layer.buildWithScope(testServerLayer(env, backend.layer), scope)
       const server = yield* Effect.provide(TestServer, context)
       return { baseUrl: server.url("/api/v2"), weather, geocoder }
     }).pipe(Scope.extend(scope))
