@@ -6,7 +6,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { PasswordHasher, Users } from "@climate-grade/core"
-import { Chromium } from "@climate-grade/testing"
+import { backends, Chromium } from "@climate-grade/testing"
 import { TestServer } from "@climate-grade/server/test/TestServer"
 import * as Effect from "effect/Effect"
 import type { Page } from "playwright-core"
@@ -32,77 +32,79 @@ const noOverflow = (page: Page) => page.evaluate(() => document.documentElement.
 
 let users = 0
 
-layer(siteWorld(providers), { timeout: 120_000 })("the account page", (it) => {
-  for (const width of [375, 1280]) {
-    describe(`at ${width} px`, () => {
-      it.scoped("a visitor back from a provider reads the outcome, and can sign in; axe finds nothing serious", () =>
-        Effect.gen(function* () {
-          const { url } = yield* TestServer
-          const browser = yield* Chromium.Chromium
-          const { page, log } = yield* Chromium.scopedPage(browser, { width })
-          yield* Effect.promise(async () => {
-            await page.goto(url("/alerts?oauth=taken&provider=idp"))
-            await page.getByRole("link", { name: "Sign in with Google" }).waitFor({ timeout: 20_000 })
-          })
-          expect(yield* Effect.promise(() => page.getByRole("alert").first().textContent())).toBe(
-            "That Google identity belongs to another account here, so it was not linked to this one. Sign in with it to use that account."
-          )
-          expect(yield* Effect.promise(() => page.getByRole("link", { name: "Sign in with Discord" }).getAttribute("href"))).toBe(
-            url("/api/v2/oauth/chat/login/start")
-          )
-          expect(yield* Effect.promise(() => noOverflow(page))).toBeLessThanOrEqual(0)
-          expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
-          expect(Chromium.cspViolations(log)).toEqual([])
-        })
-      )
-
-      it.scoped("a password user signs in with the form, sees the account, and signs out", () =>
-        Effect.gen(function* () {
-          const { url } = yield* TestServer
-          const browser = yield* Chromium.Chromium
-          const email = `operator${++users}-${width}@example.org`
-          yield* Effect.gen(function* () {
-            const hasher = yield* PasswordHasher
-            yield* (yield* Users).create({
-              email,
-              hashedPassword: yield* hasher.hash("correct horse battery"),
-              isActive: true,
-              isSuperuser: true,
-              isVerified: true,
-              oauthOnly: false
+for (const backend of backends) {
+  layer(siteWorld(providers, { backend }), { timeout: 120_000 })(`the account page on ${backend.name}`, (it) => {
+    for (const width of [375, 1280]) {
+      describe(`at ${width} px`, () => {
+        it.scoped("a visitor back from a provider reads the outcome, and can sign in; axe finds nothing serious", () =>
+          Effect.gen(function* () {
+            const { url } = yield* TestServer
+            const browser = yield* Chromium.Chromium
+            const { page, log } = yield* Chromium.scopedPage(browser, { width })
+            yield* Effect.promise(async () => {
+              await page.goto(url("/alerts?oauth=taken&provider=idp"))
+              await page.getByRole("link", { name: "Sign in with Google" }).waitFor({ timeout: 20_000 })
             })
-          }).pipe(Effect.orDie)
-          const { page } = yield* Chromium.scopedPage(browser, { width })
-          yield* Effect.promise(async () => {
-            await page.goto(url("/alerts"))
-            await page.getByLabel("E-mail").fill(email)
-            await page.getByLabel("Password").fill("wrong")
-            await page.getByRole("button", { name: "Sign in with e-mail" }).click()
-            await page.getByText("That e-mail and password do not match").waitFor()
-            await page.getByLabel("Password").fill("correct horse battery")
-            await page.getByRole("button", { name: "Sign in with e-mail" }).click()
-            await page.getByRole("button", { name: "Sign out" }).waitFor()
+            expect(yield* Effect.promise(() => page.getByRole("alert").first().textContent())).toBe(
+              "That Google identity belongs to another account here, so it was not linked to this one. Sign in with it to use that account."
+            )
+            expect(yield* Effect.promise(() => page.getByRole("link", { name: "Sign in with Discord" }).getAttribute("href"))).toBe(
+              url("/api/v2/oauth/chat/login/start")
+            )
+            expect(yield* Effect.promise(() => noOverflow(page))).toBeLessThanOrEqual(0)
+            expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
+            expect(Chromium.cspViolations(log)).toEqual([])
           })
-          expect(yield* Effect.promise(() => page.getByText(`You are signed in as ${email}.`).count())).toBe(1)
-          // Neither provider is linked: each can be linked, none unlinked; no DM switch without chat.
-          expect(yield* Effect.promise(() => page.getByRole("link", { name: "Link Discord" }).getAttribute("href"))).toBe(
-            url("/api/v2/oauth/chat/link/start")
-          )
-          expect(yield* Effect.promise(() => page.getByRole("link", { name: "Link Google" }).count())).toBe(1)
-          expect(yield* Effect.promise(() => page.getByRole("button", { name: /^Unlink/ }).count())).toBe(0)
-          expect(yield* Effect.promise(() => page.getByRole("switch", { name: "Direct messages" }).count())).toBe(0)
-          expect(yield* Effect.promise(() => noOverflow(page))).toBeLessThanOrEqual(0)
-          expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
-          // The session survives a reload; signing out ends it.
-          yield* Effect.promise(async () => {
-            await page.reload()
-            await page.getByRole("button", { name: "Sign out" }).click()
-            await page.getByText("You are signed out.").waitFor()
-            await page.reload()
-            await page.getByRole("button", { name: "Sign in with e-mail" }).waitFor()
+        )
+
+        it.scoped("a password user signs in with the form, sees the account, and signs out", () =>
+          Effect.gen(function* () {
+            const { url } = yield* TestServer
+            const browser = yield* Chromium.Chromium
+            const email = `operator${++users}-${width}@example.org`
+            yield* Effect.gen(function* () {
+              const hasher = yield* PasswordHasher
+              yield* (yield* Users).create({
+                email,
+                hashedPassword: yield* hasher.hash("correct horse battery"),
+                isActive: true,
+                isSuperuser: true,
+                isVerified: true,
+                oauthOnly: false
+              })
+            }).pipe(Effect.orDie)
+            const { page } = yield* Chromium.scopedPage(browser, { width })
+            yield* Effect.promise(async () => {
+              await page.goto(url("/alerts"))
+              await page.getByLabel("E-mail").fill(email)
+              await page.getByLabel("Password").fill("wrong")
+              await page.getByRole("button", { name: "Sign in with e-mail" }).click()
+              await page.getByText("That e-mail and password do not match").waitFor()
+              await page.getByLabel("Password").fill("correct horse battery")
+              await page.getByRole("button", { name: "Sign in with e-mail" }).click()
+              await page.getByRole("button", { name: "Sign out" }).waitFor()
+            })
+            expect(yield* Effect.promise(() => page.getByText(`You are signed in as ${email}.`).count())).toBe(1)
+            // Neither provider is linked: each can be linked, none unlinked; no DM switch without chat.
+            expect(yield* Effect.promise(() => page.getByRole("link", { name: "Link Discord" }).getAttribute("href"))).toBe(
+              url("/api/v2/oauth/chat/link/start")
+            )
+            expect(yield* Effect.promise(() => page.getByRole("link", { name: "Link Google" }).count())).toBe(1)
+            expect(yield* Effect.promise(() => page.getByRole("button", { name: /^Unlink/ }).count())).toBe(0)
+            expect(yield* Effect.promise(() => page.getByRole("switch", { name: "Direct messages" }).count())).toBe(0)
+            expect(yield* Effect.promise(() => noOverflow(page))).toBeLessThanOrEqual(0)
+            expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
+            // The session survives a reload; signing out ends it.
+            yield* Effect.promise(async () => {
+              await page.reload()
+              await page.getByRole("button", { name: "Sign out" }).click()
+              await page.getByText("You are signed out.").waitFor()
+              await page.reload()
+              await page.getByRole("button", { name: "Sign in with e-mail" }).waitFor()
+            })
           })
-        })
-      )
-    })
-  }
-})
+        )
+      })
+    }
+  })
+}

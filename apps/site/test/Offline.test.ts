@@ -11,7 +11,7 @@ import { createServer } from "node:net"
 import { inflateSync } from "node:zlib"
 import { describe, expect, layer } from "@effect/vitest"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
-import { backends, Chromium, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { type Backend, backends, Chromium, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -51,12 +51,12 @@ const freePort = Effect.promise(
  * The real server serving `site` on `port`, until the returned `stop`. Each start has a database of
  * its own: what the page shows offline is what the browser kept.
  */
-const startServer = (port: number, site: string, basePath: string) =>
+const startServer = (port: number, site: string, basePath: string, backend: Backend) =>
   Effect.gen(function* () {
     const env = yield* Upstreams
     const scope = yield* Scope.make()
     const context = yield* Layer.buildWithScope(
-      testServerLayer({ ...env, PORT: String(port), ...(basePath === "" ? {} : { BASE_PATH: basePath }) }, backends[0]!.layer, {
+      testServerLayer({ ...env, PORT: String(port), ...(basePath === "" ? {} : { BASE_PATH: basePath }) }, backend.layer, {
         siteDirectory: site
       }),
       scope
@@ -96,184 +96,186 @@ const pngSize = (bytes: Uint8Array) => {
 }
 
 layer(world, { timeout: 240_000 })("offline and installable", (it) => {
-  for (const basePath of ["", "/climate"]) {
-    describe(basePath === "" ? "at the root" : `under BASE_PATH=${basePath}`, () => {
-      it.scoped(
-        "with the server stopped, a reload and a new tab of a stored place show it with 'offline', and the site's root alone reopens it",
-        () =>
-          Effect.gen(function* () {
-            const browser = yield* Chromium.Chromium
-            const port = yield* freePort
-            const { server, stop } = yield* startServer(port, buildSite(), basePath)
-            const { context, page, log } = yield* Chromium.scopedPage(browser)
-            const address = server.url(`${basePath}/?lat=${place.lat}&lon=${place.lon}`)
-            yield* Effect.promise(async () => {
-              await page.goto(address)
-              await waitForGrades(page)
-              await controlled(page)
-            })
-            const cards = yield* Effect.promise(() => page.locator(".grade-card").allTextContents())
-            expect(yield* Effect.promise(() => offlineNotice(page).count())).toBe(0)
-            const scope = yield* Effect.promise(() => page.evaluate(() => navigator.serviceWorker.controller!.scriptURL))
-            expect(scope).toBe(server.url(`${basePath}/sw.js`))
-            // Online, the site's root is still the welcome page: the address holds the state.
-            const online = yield* Effect.promise(() => context.newPage())
-            yield* Effect.promise(async () => {
-              await online.goto(server.url(`${basePath}/`))
-              await online.getByRole("heading", { level: 1, name: "How unusual is today's weather?" }).waitFor()
-            })
-            expect(new URL(online.url()).search).toBe("")
-            yield* Effect.promise(() => online.close())
-            yield* stop
+  for (const backend of backends) describe(`on ${backend.name}`, () => {
+    for (const basePath of ["", "/climate"]) {
+      describe(basePath === "" ? "at the root" : `under BASE_PATH=${basePath}`, () => {
+        it.scoped(
+          "with the server stopped, a reload and a new tab of a stored place show it with 'offline', and the site's root alone reopens it",
+          () =>
+            Effect.gen(function* () {
+              const browser = yield* Chromium.Chromium
+              const port = yield* freePort
+              const { server, stop } = yield* startServer(port, buildSite(), basePath, backend)
+              const { context, page, log } = yield* Chromium.scopedPage(browser)
+              const address = server.url(`${basePath}/?lat=${place.lat}&lon=${place.lon}`)
+              yield* Effect.promise(async () => {
+                await page.goto(address)
+                await waitForGrades(page)
+                await controlled(page)
+              })
+              const cards = yield* Effect.promise(() => page.locator(".grade-card").allTextContents())
+              expect(yield* Effect.promise(() => offlineNotice(page).count())).toBe(0)
+              const scope = yield* Effect.promise(() => page.evaluate(() => navigator.serviceWorker.controller!.scriptURL))
+              expect(scope).toBe(server.url(`${basePath}/sw.js`))
+              // Online, the site's root is still the welcome page: the address holds the state.
+              const online = yield* Effect.promise(() => context.newPage())
+              yield* Effect.promise(async () => {
+                await online.goto(server.url(`${basePath}/`))
+                await online.getByRole("heading", { level: 1, name: "How unusual is today's weather?" }).waitFor()
+              })
+              expect(new URL(online.url()).search).toBe("")
+              yield* Effect.promise(() => online.close())
+              yield* stop
 
-            // A reload: the page and its scripts from the worker, the data from the browser's store.
-            yield* Effect.promise(async () => {
-              await page.reload()
-              await waitForGrades(page)
-              await offlineNotice(page).waitFor({ timeout: 20_000 })
-            })
-            expect(yield* Effect.promise(() => page.locator(".grade-card").allTextContents())).toEqual(cards)
-            expect(yield* Effect.promise(() => page.getByRole("heading", { level: 1 }).textContent())).toBe("Testville, TL")
-            // What loads after the grades is there too: the sections below them, the calendar, the map.
-            yield* Effect.promise(async () => {
-              await page.getByRole("grid").waitFor({ timeout: 20_000 })
-              await page.locator(".map-land").first().waitFor({ timeout: 20_000 })
-            })
+              // A reload: the page and its scripts from the worker, the data from the browser's store.
+              yield* Effect.promise(async () => {
+                await page.reload()
+                await waitForGrades(page)
+                await offlineNotice(page).waitFor({ timeout: 20_000 })
+              })
+              expect(yield* Effect.promise(() => page.locator(".grade-card").allTextContents())).toEqual(cards)
+              expect(yield* Effect.promise(() => page.getByRole("heading", { level: 1 }).textContent())).toBe("Testville, TL")
+              // What loads after the grades is there too: the sections below them, the calendar, the map.
+              yield* Effect.promise(async () => {
+                await page.getByRole("grid").waitFor({ timeout: 20_000 })
+                await page.locator(".map-land").first().waitFor({ timeout: 20_000 })
+              })
 
-            // A new tab of the place's address.
-            const tab = yield* Effect.promise(() => context.newPage())
-            yield* Effect.promise(async () => {
-              await tab.goto(address)
-              await waitForGrades(tab)
-              await offlineNotice(tab).waitFor({ timeout: 20_000 })
-            })
-            expect(yield* Effect.promise(() => tab.locator(".grade-card").allTextContents())).toEqual(cards)
+              // A new tab of the place's address.
+              const tab = yield* Effect.promise(() => context.newPage())
+              yield* Effect.promise(async () => {
+                await tab.goto(address)
+                await waitForGrades(tab)
+                await offlineNotice(tab).waitFor({ timeout: 20_000 })
+              })
+              expect(yield* Effect.promise(() => tab.locator(".grade-card").allTextContents())).toEqual(cards)
 
-            // The site's root alone: the last place shown, its address in the bar.
-            const home = yield* Effect.promise(() => context.newPage())
-            yield* Effect.promise(async () => {
-              await home.goto(server.url(`${basePath}/`))
-              await waitForGrades(home)
-              await offlineNotice(home).waitFor({ timeout: 20_000 })
-            })
-            const reopened = new URL(home.url())
-            expect(reopened.pathname).toBe(`${basePath}/`)
-            expect([reopened.searchParams.get("lat"), reopened.searchParams.get("lon")]).toEqual(["47.5", "-122.25"])
-            expect(yield* Effect.promise(() => home.locator(".grade-card").allTextContents())).toEqual(cards)
-            expect(Chromium.cspViolations(log)).toEqual([])
-          }),
-        120_000
-      )
-    })
-  }
-
-  it.scoped("after a new build is served, the next load uses it, and the old build's cache is gone", () =>
-    Effect.gen(function* () {
-      const browser = yield* Chromium.Chromium
-      const port = yield* freePort
-      const first = yield* startServer(port, buildSite("one"), "")
-      const { page, log } = yield* Chromium.scopedPage(browser)
-      const address = first.server.url(`/?lat=${place.lat}&lon=${place.lon}`)
-      yield* Effect.promise(async () => {
-        await page.goto(address)
-        await waitForGrades(page)
-        await controlled(page)
-      })
-      const before = yield* Effect.promise(() => mainScript(page))
-      yield* first.stop
-      const second = yield* startServer(port, buildSite("two"), "")
-      yield* Effect.promise(async () => {
-        await page.reload()
-        await waitForGrades(page)
-      })
-      const after = yield* Effect.promise(() => mainScript(page))
-      expect(after).not.toBe(before)
-      expect(yield* Effect.promise(() => offlineNotice(page).count())).toBe(0)
-      // The new build's worker takes over and keeps only its own build: one cache, holding the new
-      // build and not the old. (Until the new worker is installed, the old worker's one cache holds
-      // both, as it keeps what the reloaded page fetches; waiting on "no cache holds the old script"
-      // alone could pass then, before the new worker's cache appears.)
-      yield* Effect.promise(() =>
-        page.waitForFunction(
-          async ([now, old]) => {
-            const names = await caches.keys()
-            if (names.length !== 1) return false
-            const options = { cacheName: names[0]!, ignoreVary: true }
-            return (await caches.match(now, options)) !== undefined && (await caches.match(old, options)) === undefined
-          },
-          [after, before] as const,
-          { timeout: 30_000 }
+              // The site's root alone: the last place shown, its address in the bar.
+              const home = yield* Effect.promise(() => context.newPage())
+              yield* Effect.promise(async () => {
+                await home.goto(server.url(`${basePath}/`))
+                await waitForGrades(home)
+                await offlineNotice(home).waitFor({ timeout: 20_000 })
+              })
+              const reopened = new URL(home.url())
+              expect(reopened.pathname).toBe(`${basePath}/`)
+              expect([reopened.searchParams.get("lat"), reopened.searchParams.get("lon")]).toEqual(["47.5", "-122.25"])
+              expect(yield* Effect.promise(() => home.locator(".grade-card").allTextContents())).toEqual(cards)
+              expect(Chromium.cspViolations(log)).toEqual([])
+            }),
+          120_000
         )
-      )
-      expect((yield* Effect.promise(() => page.evaluate(() => caches.keys()))).length).toBe(1)
-      yield* Effect.promise(async () => {
-        await page.reload()
-        await waitForGrades(page)
       })
-      expect(yield* Effect.promise(() => mainScript(page))).toBe(after)
-      // No script error. Requests made while no server ran (the neighbour warm-up) failed on the
-      // network, as they should (refused, or failed through the worker).
-      expect(log.errors.filter((e) => !/Failed to load resource: net::ERR_(CONNECTION_REFUSED|FAILED)/.test(e))).toEqual([])
-      yield* second.stop
-    }),
-    120_000
-  )
+    }
 
-  it.scoped("the manifest, linked from both pages, names the app, its start and its icons, which are valid PNGs; Chromium finds it installable", () =>
-    Effect.gen(function* () {
-      const browser = yield* Chromium.Chromium
-      const port = yield* freePort
-      const { server, stop } = yield* startServer(port, buildSite(), "/climate")
-      const { context, page } = yield* Chromium.scopedPage(browser)
-      for (const path of ["/climate/", "/climate/alerts"]) {
-        yield* Effect.promise(() => page.goto(server.url(path)))
-        const href = yield* Effect.promise(() => page.evaluate(() => document.querySelector<HTMLLinkElement>("link[rel=manifest]")?.href))
-        expect(href, path).toBe(server.url("/climate/manifest.webmanifest"))
-      }
-      const response = yield* Effect.promise(() => fetch(server.url("/climate/manifest.webmanifest")))
-      expect(response.headers.get("content-type")).toBe("application/manifest+json")
-      expect(response.headers.get("cache-control")).toBe("no-cache")
-      const manifest = (yield* Effect.promise(() => response.json())) as {
-        name: string
-        short_name: string
-        start_url: string
-        display: string
-        theme_color: string
-        background_color: string
-        icons: Array<{ src: string; sizes: string; type: string; purpose: string }>
-      }
-      const base = server.url("/climate/manifest.webmanifest")
-      expect(manifest.name).toMatch(/Climate grade/)
-      expect(manifest.short_name.length).toBeLessThanOrEqual(15)
-      expect(new URL(manifest.start_url, base).href).toBe(server.url("/climate/"))
-      expect(manifest.display).toBe("standalone")
-      expect(manifest.theme_color).toMatch(/^#[0-9a-f]{6}$/)
-      expect(manifest.background_color).toMatch(/^#[0-9a-f]{6}$/)
-      const pngs = manifest.icons.filter((i) => i.type === "image/png")
-      for (const [sizes, purpose] of [
-        ["192x192", "any"],
-        ["512x512", "any"],
-        ["512x512", "maskable"]
-      ] as const) {
-        const icon = pngs.find((i) => i.sizes === sizes && i.purpose === purpose)
-        expect(icon, `${sizes} ${purpose}`).toBeDefined()
-        const image = yield* Effect.promise(() => fetch(new URL(icon!.src, base)))
-        expect(image.status).toBe(200)
-        expect(image.headers.get("content-type")).toBe("image/png")
-        const { width, height } = pngSize(new Uint8Array(yield* Effect.promise(() => image.arrayBuffer())))
-        expect(`${width}x${height}`).toBe(sizes)
-      }
-      // Chromium's own reading of the manifest: no errors, and nothing stands in the way of installing.
-      const cdp = yield* Effect.promise(() => context.newCDPSession(page))
-      yield* Effect.promise(() => page.goto(server.url("/climate/")))
-      const parsed = yield* Effect.promise(() => cdp.send("Page.getAppManifest"))
-      expect(parsed.errors).toEqual([])
-      expect(parsed.url).toBe(server.url("/climate/manifest.webmanifest"))
-      const installable = yield* Effect.promise(() => cdp.send("Page.getInstallabilityErrors"))
-      // A test's browser context is a private one, where no app installs; that is the browser's say, not the site's.
-      expect(installable.installabilityErrors.filter((e) => e.errorId !== "in-incognito")).toEqual([])
-      yield* stop
-    }),
-    120_000
-  )
+    it.scoped("after a new build is served, the next load uses it, and the old build's cache is gone", () =>
+      Effect.gen(function* () {
+        const browser = yield* Chromium.Chromium
+        const port = yield* freePort
+        const first = yield* startServer(port, buildSite("one"), "", backend)
+        const { page, log } = yield* Chromium.scopedPage(browser)
+        const address = first.server.url(`/?lat=${place.lat}&lon=${place.lon}`)
+        yield* Effect.promise(async () => {
+          await page.goto(address)
+          await waitForGrades(page)
+          await controlled(page)
+        })
+        const before = yield* Effect.promise(() => mainScript(page))
+        yield* first.stop
+        const second = yield* startServer(port, buildSite("two"), "", backend)
+        yield* Effect.promise(async () => {
+          await page.reload()
+          await waitForGrades(page)
+        })
+        const after = yield* Effect.promise(() => mainScript(page))
+        expect(after).not.toBe(before)
+        expect(yield* Effect.promise(() => offlineNotice(page).count())).toBe(0)
+        // The new build's worker takes over and keeps only its own build: one cache, holding the new
+        // build and not the old. (Until the new worker is installed, the old worker's one cache holds
+        // both, as it keeps what the reloaded page fetches; waiting on "no cache holds the old script"
+        // alone could pass then, before the new worker's cache appears.)
+        yield* Effect.promise(() =>
+          page.waitForFunction(
+            async ([now, old]) => {
+              const names = await caches.keys()
+              if (names.length !== 1) return false
+              const options = { cacheName: names[0]!, ignoreVary: true }
+              return (await caches.match(now, options)) !== undefined && (await caches.match(old, options)) === undefined
+            },
+            [after, before] as const,
+            { timeout: 30_000 }
+          )
+        )
+        expect((yield* Effect.promise(() => page.evaluate(() => caches.keys()))).length).toBe(1)
+        yield* Effect.promise(async () => {
+          await page.reload()
+          await waitForGrades(page)
+        })
+        expect(yield* Effect.promise(() => mainScript(page))).toBe(after)
+        // No script error. Requests made while no server ran (the neighbour warm-up) failed on the
+        // network, as they should (refused, or failed through the worker).
+        expect(log.errors.filter((e) => !/Failed to load resource: net::ERR_(CONNECTION_REFUSED|FAILED)/.test(e))).toEqual([])
+        yield* second.stop
+      }),
+      120_000
+    )
+
+    it.scoped("the manifest, linked from both pages, names the app, its start and its icons, which are valid PNGs; Chromium finds it installable", () =>
+      Effect.gen(function* () {
+        const browser = yield* Chromium.Chromium
+        const port = yield* freePort
+        const { server, stop } = yield* startServer(port, buildSite(), "/climate", backend)
+        const { context, page } = yield* Chromium.scopedPage(browser)
+        for (const path of ["/climate/", "/climate/alerts"]) {
+          yield* Effect.promise(() => page.goto(server.url(path)))
+          const href = yield* Effect.promise(() => page.evaluate(() => document.querySelector<HTMLLinkElement>("link[rel=manifest]")?.href))
+          expect(href, path).toBe(server.url("/climate/manifest.webmanifest"))
+        }
+        const response = yield* Effect.promise(() => fetch(server.url("/climate/manifest.webmanifest")))
+        expect(response.headers.get("content-type")).toBe("application/manifest+json")
+        expect(response.headers.get("cache-control")).toBe("no-cache")
+        const manifest = (yield* Effect.promise(() => response.json())) as {
+          name: string
+          short_name: string
+          start_url: string
+          display: string
+          theme_color: string
+          background_color: string
+          icons: Array<{ src: string; sizes: string; type: string; purpose: string }>
+        }
+        const base = server.url("/climate/manifest.webmanifest")
+        expect(manifest.name).toMatch(/Climate grade/)
+        expect(manifest.short_name.length).toBeLessThanOrEqual(15)
+        expect(new URL(manifest.start_url, base).href).toBe(server.url("/climate/"))
+        expect(manifest.display).toBe("standalone")
+        expect(manifest.theme_color).toMatch(/^#[0-9a-f]{6}$/)
+        expect(manifest.background_color).toMatch(/^#[0-9a-f]{6}$/)
+        const pngs = manifest.icons.filter((i) => i.type === "image/png")
+        for (const [sizes, purpose] of [
+          ["192x192", "any"],
+          ["512x512", "any"],
+          ["512x512", "maskable"]
+        ] as const) {
+          const icon = pngs.find((i) => i.sizes === sizes && i.purpose === purpose)
+          expect(icon, `${sizes} ${purpose}`).toBeDefined()
+          const image = yield* Effect.promise(() => fetch(new URL(icon!.src, base)))
+          expect(image.status).toBe(200)
+          expect(image.headers.get("content-type")).toBe("image/png")
+          const { width, height } = pngSize(new Uint8Array(yield* Effect.promise(() => image.arrayBuffer())))
+          expect(`${width}x${height}`).toBe(sizes)
+        }
+        // Chromium's own reading of the manifest: no errors, and nothing stands in the way of installing.
+        const cdp = yield* Effect.promise(() => context.newCDPSession(page))
+        yield* Effect.promise(() => page.goto(server.url("/climate/")))
+        const parsed = yield* Effect.promise(() => cdp.send("Page.getAppManifest"))
+        expect(parsed.errors).toEqual([])
+        expect(parsed.url).toBe(server.url("/climate/manifest.webmanifest"))
+        const installable = yield* Effect.promise(() => cdp.send("Page.getInstallabilityErrors"))
+        // A test's browser context is a private one, where no app installs; that is the browser's say, not the site's.
+        expect(installable.installabilityErrors.filter((e) => e.errorId !== "in-incognito")).toEqual([])
+        yield* stop
+      }),
+      120_000
+    )
+  })
 })

@@ -61,291 +61,293 @@ const moveClock = (page: Page, days: number) =>
     })()`
   })
 
-layer(siteWorld(), { timeout: 180_000 })("the user's words", (it) => {
-  it.scoped("a place picked in the search keeps its name as the heading, the cell's label beside it; the title follows and agrees with the server's head", () =>
-    Effect.gen(function* () {
-      const { url } = yield* TestServer
-      const { geocoder } = yield* Upstreams
-      const browser = yield* Chromium.Chromium
-      geocoder.searches.set("lisbon", [{ display_name: "Lisboa, Portugal", lat: "38.7077", lon: "-9.1366", name: "Lisboa" }])
-      const { page, log } = yield* Chromium.scopedPage(browser)
-      const first = url("/?lat=41.10&lon=-8.60")
-      yield* run(async () => {
-        await page.goto(first)
-        await waitForGrades(page)
-      })
-      // A place without a name: its label is the heading, and the title is the server's head's for that address.
-      expect(yield* run(() => heading(page))).toBe("Testville, TL")
-      const firstTitle = yield* run(() => title(page))
-      expect(firstTitle).toMatch(/^Testville, TL today: .+ — Climate grade$/)
-      expect(yield* run(() => serverTitle(page, first))).toBe(firstTitle)
-
-      yield* run(async () => {
-        await page.getByLabel("Place", { exact: true }).fill("Lisbon")
-        await page.getByLabel("Place", { exact: true }).press("Enter")
-        await page.getByRole("list", { name: "Search results" }).getByRole("link", { name: "Lisboa, Portugal" }).click()
-        await waitForGrades(page)
-      })
-      const picked = new URL(page.url())
-      expect(picked.searchParams.get("name")).toBe("Lisboa, Portugal")
-      expect([picked.searchParams.get("lat"), picked.searchParams.get("lon")]).toEqual(["38.7077", "-9.1366"])
-      expect(yield* run(() => heading(page))).toBe("Lisboa, Portugal")
-      // The cell's label stays in view beside the name, with the cell the weather is for.
-      expect(yield* run(() => page.locator(".place-cell").textContent())).toBe("Testville, TL · Cell 38.75°N 9.25°W · Europe/Berlin")
-      const pickedTitle = yield* run(() => title(page))
-      expect(pickedTitle).toMatch(/^Lisboa, Portugal today: .+ — Climate grade$/)
-      expect(yield* run(() => serverTitle(page, page.url()))).toBe(pickedTitle)
-      // Back: the first place and its title again.
-      yield* run(async () => {
-        await page.goBack()
-        await page.waitForFunction((t) => document.title === t, firstTitle, { timeout: 20_000 })
-      })
-      expect(yield* run(() => heading(page))).toBe("Testville, TL")
-      // The recent places name it as picked, and link it with its name.
-      const recent = page.getByRole("navigation", { name: "Recent places" }).getByRole("link", { name: "Lisboa, Portugal" })
-      expect(new URL((yield* run(() => recent.getAttribute("href")))!, url("/")).searchParams.get("name")).toBe("Lisboa, Portugal")
-      expect(log.errors).toEqual([])
-    }),
-    120_000
-  )
-
-  it.scoped("a hostile name is shown as text, in the heading and the title", () =>
-    Effect.gen(function* () {
-      const { url } = yield* TestServer
-      const browser = yield* Chromium.Chromium
-      const { page, log } = yield* Chromium.scopedPage(browser)
-      const hostile = `<img src=x onerror="window.__pwned=1"><b>Évora</b>`
-      yield* run(async () => {
-        await page.goto(url(`/?lat=38.57&lon=-7.91&name=${encodeURIComponent(hostile)}`))
-        await waitForGrades(page)
-      })
-      expect(yield* run(() => heading(page))).toBe(hostile)
-      expect(yield* run(() => page.locator("h1 img, h1 b").count())).toBe(0)
-      expect(yield* run(() => page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned))).toBeUndefined()
-      expect(yield* run(() => title(page))).toMatch(/^<img src=x onerror="window.__pwned=1"><b>Évora<\/b> today: /)
-      expect(Chromium.cspViolations(log)).toEqual([])
-    }),
-    120_000
-  )
-
-  it.scoped("with the geocoder down, the example 'Berlin, DE' keeps its name", () =>
-    Effect.gen(function* () {
-      const { url } = yield* TestServer
-      const { geocoder } = yield* Upstreams
-      const browser = yield* Chromium.Chromium
-      for (const key of ["52.50,13.50", "52.5,13.5"]) geocoder.failing.add(key)
-      const { page } = yield* Chromium.scopedPage(browser)
-      yield* run(async () => {
-        await page.goto(url("/"))
-        await page.getByRole("link", { name: "Berlin, DE" }).click()
-        await waitForGrades(page)
-      })
-      expect(new URL(page.url()).searchParams.get("name")).toBe("Berlin, DE")
-      expect(yield* run(() => heading(page))).toBe("Berlin, DE")
-      // No label came: the cell is named by its coordinates beside the name.
-      expect(yield* run(() => page.locator(".place-cell").textContent())).toBe("Cell 52.50°N 13.50°E · Europe/Berlin")
-      expect(yield* run(() => title(page))).toMatch(/^Berlin, DE today: /)
-    }),
-    120_000
-  )
-
-  it.scoped("coordinates with a decimal comma, or pasted as one pair, open their place in the search box and the coordinates form", () =>
-    Effect.gen(function* () {
-      const { url } = yield* TestServer
-      const browser = yield* Chromium.Chromium
-      const { page } = yield* Chromium.scopedPage(browser)
-      const calls = apiCalls(page)
-      const at = () => {
-        const u = new URL(page.url())
-        return [u.searchParams.get("lat"), u.searchParams.get("lon")]
-      }
-      yield* run(() => page.goto(url("/")))
-      const box = page.getByLabel("Place", { exact: true })
-      for (const [text, lat, lon] of [
-        ["48,85 2,35", "48.85", "2.35"],
-        ["48.85, 2.35", "48.85", "2.35"],
-        ["44.1 3.9", "44.1", "3.9"],
-        ["43,3; 5,4", "43.3", "5.4"],
-        ["40.42°N 3.70°W", "40.42", "-3.7"]
-      ] as const) {
+for (const backend of backends) {
+  layer(siteWorld({}, { backend }), { timeout: 180_000 })(`the user's words on ${backend.name}`, (it) => {
+    it.scoped("a place picked in the search keeps its name as the heading, the cell's label beside it; the title follows and agrees with the server's head", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const { geocoder } = yield* Upstreams
+        const browser = yield* Chromium.Chromium
+        geocoder.searches.set("lisbon", [{ display_name: "Lisboa, Portugal", lat: "38.7077", lon: "-9.1366", name: "Lisboa" }])
+        const { page, log } = yield* Chromium.scopedPage(browser)
+        const first = url("/?lat=41.10&lon=-8.60")
         yield* run(async () => {
-          await box.fill(text)
-          await box.press("Enter")
-          await page.waitForURL((u) => u.searchParams.get("lat") === lat && u.searchParams.get("lon") === lon, { timeout: 10_000 })
+          await page.goto(first)
+          await waitForGrades(page)
         })
-        expect(at(), text).toEqual([lat, lon])
-      }
-      // Coordinates need no geocoder.
-      expect(calls.filter((c) => c.includes("/places"))).toEqual([])
-      // A pair that is no place says why, and goes nowhere.
-      yield* run(async () => {
-        await box.fill("95 10")
-        await box.press("Enter")
-        await page.getByText("Latitude must be a number from −90 (south) to 90 (north). 95 is not.").waitFor()
-      })
-      expect(at()).toEqual(["40.42", "-3.7"])
+        // A place without a name: its label is the heading, and the title is the server's head's for that address.
+        expect(yield* run(() => heading(page))).toBe("Testville, TL")
+        const firstTitle = yield* run(() => title(page))
+        expect(firstTitle).toMatch(/^Testville, TL today: .+ — Climate grade$/)
+        expect(yield* run(() => serverTitle(page, first))).toBe(firstTitle)
 
-      // The coordinates form: decimal commas in each field.
-      yield* run(async () => {
-        await page.getByText("Enter coordinates").click()
-        await page.getByLabel("Latitude").fill("41,9")
-        await page.getByLabel("Longitude").fill("12,5")
-        await page.getByRole("button", { name: "Show" }).click()
-        await page.waitForURL((u) => u.searchParams.get("lat") === "41.9" && u.searchParams.get("lon") === "12.5")
-      })
-      // A pair pasted into the latitude field fills both fields.
-      const fields = yield* run(async () => {
-        await page.getByLabel("Latitude").fill("")
-        await page.getByLabel("Longitude").fill("")
-        await page.getByLabel("Latitude").evaluate((input) => {
-          const data = new DataTransfer()
-          data.setData("text", "48,85 2,35")
-          input.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }))
-        })
-        await page.waitForFunction(() => document.querySelectorAll<HTMLInputElement>(".coords-form input")[1]?.value !== "")
-        return [await page.getByLabel("Latitude").inputValue(), await page.getByLabel("Longitude").inputValue()]
-      })
-      expect(fields).toEqual(["48.85", "2.35"])
-      // A pair typed into one field counts when submitted.
-      yield* run(async () => {
-        await page.getByLabel("Latitude").fill("45.75, 4.85")
-        await page.getByLabel("Longitude").fill("")
-        await page.getByRole("button", { name: "Show" }).click()
-        await page.waitForURL((u) => u.searchParams.get("lat") === "45.75" && u.searchParams.get("lon") === "4.85")
-      })
-    }),
-    120_000
-  )
-
-  it.scoped("an address with coordinates out of range says why nothing is shown, and asks for nothing", () =>
-    Effect.gen(function* () {
-      const { url } = yield* TestServer
-      const browser = yield* Chromium.Chromium
-      const { page, log } = yield* Chromium.scopedPage(browser)
-      const calls = apiCalls(page)
-      for (const [search, words] of [
-        ["?lat=999&lon=10", "This address shows no place: its latitude, “999”, is outside −90 to 90. Pick a place below, or fix the address."],
-        ["?lat=10&lon=181", "This address shows no place: its longitude, “181”, is outside −180 to 180. Pick a place below, or fix the address."],
-        ["?lat=10", "This address shows no place: it gives a latitude but no longitude. Pick a place below, or fix the address."]
-      ] as const) {
         yield* run(async () => {
-          await page.goto(url(`/${search}`))
-          await page.getByRole("alert").filter({ hasText: "This address shows no place" }).waitFor()
+          await page.getByLabel("Place", { exact: true }).fill("Lisbon")
+          await page.getByLabel("Place", { exact: true }).press("Enter")
+          await page.getByRole("list", { name: "Search results" }).getByRole("link", { name: "Lisboa, Portugal" }).click()
+          await waitForGrades(page)
         })
-        expect(yield* run(() => page.getByRole("alert").filter({ hasText: "This address shows no place" }).textContent())).toBe(words)
-        expect(yield* run(() => title(page))).toBe("No place shown — Climate grade")
-      }
-      // The welcome page is still there to pick from; no data was asked for.
-      expect(yield* run(() => page.getByRole("link", { name: "Berlin, DE" }).count())).toBe(1)
-      expect(calls.filter((c) => c.includes("/cell"))).toEqual([])
-      // Picking a place puts the explanation away.
-      yield* run(async () => {
-        await page.getByRole("link", { name: "Tokyo, JP" }).click()
-        await page.getByRole("heading", { level: 1, name: "Tokyo, JP" }).waitFor()
-      })
-      expect(yield* run(() => page.getByText("This address shows no place").count())).toBe(0)
-      expect(log.errors).toEqual([])
-    }),
-    120_000
-  )
-
-  it.scoped("a failed place search says so in words, without transport codes, and is gone with the next pick", () =>
-    Effect.gen(function* () {
-      const { url } = yield* TestServer
-      const { geocoder } = yield* Upstreams
-      const browser = yield* Chromium.Chromium
-      const { page } = yield* Chromium.scopedPage(browser)
-      yield* run(() => page.goto(url("/")))
-      const box = page.getByLabel("Place", { exact: true })
-      const words = "The place search is not working right now. Try again later, or pick the place on the map or by its coordinates."
-      yield* run(async () => {
-        // For the search alone: a label an earlier test left waiting its turn must not take it.
-        geocoder.searchFaults.push({ status: 500 })
-        await box.fill("Faulty town")
-        await box.press("Enter")
-        await page.getByText(words).waitFor({ timeout: 10_000 })
-      })
-      const status = yield* run(() => page.locator(".search-status").textContent())
-      expect(status).toBe(words)
-      expect(status).not.toMatch(/geocoder|E[A-Z]{4,}|\b50\d\b/)
-      // Busy: the wait in words.
-      yield* run(async () => {
-        geocoder.searchFaults.push({ status: 429, retryAfter: "30" })
-        await box.fill("Busy town")
-        await box.press("Enter")
-        await page.getByText("The place search is busy right now. Try again in 30 seconds").waitFor({ timeout: 10_000 })
-      })
-      // The next pick (here an example place) clears it.
-      yield* run(async () => {
-        await page.getByRole("link", { name: "Nairobi, KE" }).click()
-        await page.getByRole("heading", { level: 1, name: "Nairobi, KE" }).waitFor()
-      })
-      expect(yield* run(() => page.locator(".search-status .error-text").count())).toBe(0)
-    }),
-    120_000
-  )
-
-  it.scoped("a stored copy is labelled with its day: with the device clock three days on and the API cut, today comes from the stored forecast", () =>
-    Effect.gen(function* () {
-      const { url } = yield* TestServer
-      const browser = yield* Chromium.Chromium
-      const { context, page } = yield* Chromium.scopedPage(browser, { width: 375 })
-      const address = url("/?lat=50.10&lon=8.70")
-      yield* run(async () => {
-        await page.goto(address)
-        await waitForGrades(page)
-        await page.locator(".fc-day").first().waitFor({ timeout: 20_000 })
-      })
-      // The day the copy was made for: the bundle's today, the forecast's first day.
-      const stored = (yield* run(() => page.locator("#today-title").textContent()))!.replace(/^Today, /, "")
-      expect(yield* run(() => page.locator("#day-title").textContent())).toBe(`The day: ${stored}`)
-      const [, d, month, y] = stored.split(" ")
-      const storedDate = new Date(Date.UTC(Number(y), MONTHS.indexOf(month!), Number(d))).toISOString().slice(0, 10)
-      expect(longDate(storedDate)).toBe(stored)
-
-      for (const [days, expectTop] of [
-        [3, `Today, ${longDate(addDays(storedDate, 3))}`],
-        // A clock behind the copy: its day is not today either, and no forecast day is today.
-        [-2, longDate(storedDate)]
-      ] as const) {
-        const moved = yield* run(() => context.newPage())
+        const picked = new URL(page.url())
+        expect(picked.searchParams.get("name")).toBe("Lisboa, Portugal")
+        expect([picked.searchParams.get("lat"), picked.searchParams.get("lon")]).toEqual(["38.7077", "-9.1366"])
+        expect(yield* run(() => heading(page))).toBe("Lisboa, Portugal")
+        // The cell's label stays in view beside the name, with the cell the weather is for.
+        expect(yield* run(() => page.locator(".place-cell").textContent())).toBe("Testville, TL · Cell 38.75°N 9.25°W · Europe/Berlin")
+        const pickedTitle = yield* run(() => title(page))
+        expect(pickedTitle).toMatch(/^Lisboa, Portugal today: .+ — Climate grade$/)
+        expect(yield* run(() => serverTitle(page, page.url()))).toBe(pickedTitle)
+        // Back: the first place and its title again.
         yield* run(async () => {
-          await moveClock(moved, days)
-          await moved.route("**/api/v2/**", (route) => route.abort())
-          await moved.goto(address)
-          await waitForGrades(moved)
-          await moved.getByText(/offline/i).first().waitFor({ timeout: 20_000 })
-          await moved.locator("#day-title").waitFor({ timeout: 20_000 })
+          await page.goBack()
+          await page.waitForFunction((t) => document.title === t, firstTitle, { timeout: 20_000 })
         })
-        expect(yield* run(() => moved.locator("#today-title").textContent()), `${days} days`).toBe(expectTop)
-        // Nothing calls the stored copy's day "Today".
-        expect(yield* run(() => moved.getByText(`Today, ${stored}`).count())).toBe(0)
-        // The day view says which day it shows: the copy's own.
-        expect(yield* run(() => moved.locator("#day-title").textContent())).toBe(`The day: ${stored}`)
-        if (days === 3) {
-          // Today's grades are the stored forecast's entry for today, which the strip marks "Today".
-          const todayColumn = moved.locator(".fc-day").filter({ has: moved.locator(".fc-weekday", { hasText: /^Today$/ }) })
-          expect(yield* run(() => todayColumn.count())).toBe(1)
-          const [, day, name] = longDate(addDays(storedDate, 3)).split(" ")
-          expect(yield* run(() => todayColumn.locator(".fc-daynum").textContent())).toBe(`${day} ${name!.slice(0, 3)}`)
-          const strip = yield* run(() => todayColumn.locator(".fc-num").allTextContents())
-          const cards = yield* run(() => moved.locator(".grade-card .num").allTextContents())
-          expect(cards).toEqual(strip)
-          expect(yield* run(() => moved.getByText(/Today's grades come from the forecast stored on/).count())).toBe(1)
-          expect(yield* run(() => moved.locator(".grade-sentence").first().textContent())).toMatch(/^(Today's high|No precipitation today)/)
-          yield* shot(moved, "stale-today-from-forecast-375.png")
-        } else {
-          expect(yield* run(() => moved.getByText(`This is a stored copy of ${stored}`).count())).toBe(1)
-          expect(yield* run(() => moved.locator(".grade-sentence").first().textContent())).toMatch(new RegExp(`^On ${stored} the high`))
-          expect(yield* run(() => moved.getByText(/^Today$/).count())).toBe(0)
-          yield* shot(moved, "stale-375.png")
+        expect(yield* run(() => heading(page))).toBe("Testville, TL")
+        // The recent places name it as picked, and link it with its name.
+        const recent = page.getByRole("navigation", { name: "Recent places" }).getByRole("link", { name: "Lisboa, Portugal" })
+        expect(new URL((yield* run(() => recent.getAttribute("href")))!, url("/")).searchParams.get("name")).toBe("Lisboa, Portugal")
+        expect(log.errors).toEqual([])
+      }),
+      120_000
+    )
+
+    it.scoped("a hostile name is shown as text, in the heading and the title", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { page, log } = yield* Chromium.scopedPage(browser)
+        const hostile = `<img src=x onerror="window.__pwned=1"><b>Évora</b>`
+        yield* run(async () => {
+          await page.goto(url(`/?lat=38.57&lon=-7.91&name=${encodeURIComponent(hostile)}`))
+          await waitForGrades(page)
+        })
+        expect(yield* run(() => heading(page))).toBe(hostile)
+        expect(yield* run(() => page.locator("h1 img, h1 b").count())).toBe(0)
+        expect(yield* run(() => page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned))).toBeUndefined()
+        expect(yield* run(() => title(page))).toMatch(/^<img src=x onerror="window.__pwned=1"><b>Évora<\/b> today: /)
+        expect(Chromium.cspViolations(log)).toEqual([])
+      }),
+      120_000
+    )
+
+    it.scoped("with the geocoder down, the example 'Berlin, DE' keeps its name", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const { geocoder } = yield* Upstreams
+        const browser = yield* Chromium.Chromium
+        for (const key of ["52.50,13.50", "52.5,13.5"]) geocoder.failing.add(key)
+        const { page } = yield* Chromium.scopedPage(browser)
+        yield* run(async () => {
+          await page.goto(url("/"))
+          await page.getByRole("link", { name: "Berlin, DE" }).click()
+          await waitForGrades(page)
+        })
+        expect(new URL(page.url()).searchParams.get("name")).toBe("Berlin, DE")
+        expect(yield* run(() => heading(page))).toBe("Berlin, DE")
+        // No label came: the cell is named by its coordinates beside the name.
+        expect(yield* run(() => page.locator(".place-cell").textContent())).toBe("Cell 52.50°N 13.50°E · Europe/Berlin")
+        expect(yield* run(() => title(page))).toMatch(/^Berlin, DE today: /)
+      }),
+      120_000
+    )
+
+    it.scoped("coordinates with a decimal comma, or pasted as one pair, open their place in the search box and the coordinates form", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { page } = yield* Chromium.scopedPage(browser)
+        const calls = apiCalls(page)
+        const at = () => {
+          const u = new URL(page.url())
+          return [u.searchParams.get("lat"), u.searchParams.get("lon")]
         }
-        yield* run(() => moved.close())
-      }
-    }),
-    120_000
-  )
-})
+        yield* run(() => page.goto(url("/")))
+        const box = page.getByLabel("Place", { exact: true })
+        for (const [text, lat, lon] of [
+          ["48,85 2,35", "48.85", "2.35"],
+          ["48.85, 2.35", "48.85", "2.35"],
+          ["44.1 3.9", "44.1", "3.9"],
+          ["43,3; 5,4", "43.3", "5.4"],
+          ["40.42°N 3.70°W", "40.42", "-3.7"]
+        ] as const) {
+          yield* run(async () => {
+            await box.fill(text)
+            await box.press("Enter")
+            await page.waitForURL((u) => u.searchParams.get("lat") === lat && u.searchParams.get("lon") === lon, { timeout: 10_000 })
+          })
+          expect(at(), text).toEqual([lat, lon])
+        }
+        // Coordinates need no geocoder.
+        expect(calls.filter((c) => c.includes("/places"))).toEqual([])
+        // A pair that is no place says why, and goes nowhere.
+        yield* run(async () => {
+          await box.fill("95 10")
+          await box.press("Enter")
+          await page.getByText("Latitude must be a number from −90 (south) to 90 (north). 95 is not.").waitFor()
+        })
+        expect(at()).toEqual(["40.42", "-3.7"])
+
+        // The coordinates form: decimal commas in each field.
+        yield* run(async () => {
+          await page.getByText("Enter coordinates").click()
+          await page.getByLabel("Latitude").fill("41,9")
+          await page.getByLabel("Longitude").fill("12,5")
+          await page.getByRole("button", { name: "Show" }).click()
+          await page.waitForURL((u) => u.searchParams.get("lat") === "41.9" && u.searchParams.get("lon") === "12.5")
+        })
+        // A pair pasted into the latitude field fills both fields.
+        const fields = yield* run(async () => {
+          await page.getByLabel("Latitude").fill("")
+          await page.getByLabel("Longitude").fill("")
+          await page.getByLabel("Latitude").evaluate((input) => {
+            const data = new DataTransfer()
+            data.setData("text", "48,85 2,35")
+            input.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }))
+          })
+          await page.waitForFunction(() => document.querySelectorAll<HTMLInputElement>(".coords-form input")[1]?.value !== "")
+          return [await page.getByLabel("Latitude").inputValue(), await page.getByLabel("Longitude").inputValue()]
+        })
+        expect(fields).toEqual(["48.85", "2.35"])
+        // A pair typed into one field counts when submitted.
+        yield* run(async () => {
+          await page.getByLabel("Latitude").fill("45.75, 4.85")
+          await page.getByLabel("Longitude").fill("")
+          await page.getByRole("button", { name: "Show" }).click()
+          await page.waitForURL((u) => u.searchParams.get("lat") === "45.75" && u.searchParams.get("lon") === "4.85")
+        })
+      }),
+      120_000
+    )
+
+    it.scoped("an address with coordinates out of range says why nothing is shown, and asks for nothing", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { page, log } = yield* Chromium.scopedPage(browser)
+        const calls = apiCalls(page)
+        for (const [search, words] of [
+          ["?lat=999&lon=10", "This address shows no place: its latitude, “999”, is outside −90 to 90. Pick a place below, or fix the address."],
+          ["?lat=10&lon=181", "This address shows no place: its longitude, “181”, is outside −180 to 180. Pick a place below, or fix the address."],
+          ["?lat=10", "This address shows no place: it gives a latitude but no longitude. Pick a place below, or fix the address."]
+        ] as const) {
+          yield* run(async () => {
+            await page.goto(url(`/${search}`))
+            await page.getByRole("alert").filter({ hasText: "This address shows no place" }).waitFor()
+          })
+          expect(yield* run(() => page.getByRole("alert").filter({ hasText: "This address shows no place" }).textContent())).toBe(words)
+          expect(yield* run(() => title(page))).toBe("No place shown — Climate grade")
+        }
+        // The welcome page is still there to pick from; no data was asked for.
+        expect(yield* run(() => page.getByRole("link", { name: "Berlin, DE" }).count())).toBe(1)
+        expect(calls.filter((c) => c.includes("/cell"))).toEqual([])
+        // Picking a place puts the explanation away.
+        yield* run(async () => {
+          await page.getByRole("link", { name: "Tokyo, JP" }).click()
+          await page.getByRole("heading", { level: 1, name: "Tokyo, JP" }).waitFor()
+        })
+        expect(yield* run(() => page.getByText("This address shows no place").count())).toBe(0)
+        expect(log.errors).toEqual([])
+      }),
+      120_000
+    )
+
+    it.scoped("a failed place search says so in words, without transport codes, and is gone with the next pick", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const { geocoder } = yield* Upstreams
+        const browser = yield* Chromium.Chromium
+        const { page } = yield* Chromium.scopedPage(browser)
+        yield* run(() => page.goto(url("/")))
+        const box = page.getByLabel("Place", { exact: true })
+        const words = "The place search is not working right now. Try again later, or pick the place on the map or by its coordinates."
+        yield* run(async () => {
+          // For the search alone: a label an earlier test left waiting its turn must not take it.
+          geocoder.searchFaults.push({ status: 500 })
+          await box.fill("Faulty town")
+          await box.press("Enter")
+          await page.getByText(words).waitFor({ timeout: 10_000 })
+        })
+        const status = yield* run(() => page.locator(".search-status").textContent())
+        expect(status).toBe(words)
+        expect(status).not.toMatch(/geocoder|E[A-Z]{4,}|\b50\d\b/)
+        // Busy: the wait in words.
+        yield* run(async () => {
+          geocoder.searchFaults.push({ status: 429, retryAfter: "30" })
+          await box.fill("Busy town")
+          await box.press("Enter")
+          await page.getByText("The place search is busy right now. Try again in 30 seconds").waitFor({ timeout: 10_000 })
+        })
+        // The next pick (here an example place) clears it.
+        yield* run(async () => {
+          await page.getByRole("link", { name: "Nairobi, KE" }).click()
+          await page.getByRole("heading", { level: 1, name: "Nairobi, KE" }).waitFor()
+        })
+        expect(yield* run(() => page.locator(".search-status .error-text").count())).toBe(0)
+      }),
+      120_000
+    )
+
+    it.scoped("a stored copy is labelled with its day: with the device clock three days on and the API cut, today comes from the stored forecast", () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const browser = yield* Chromium.Chromium
+        const { context, page } = yield* Chromium.scopedPage(browser, { width: 375 })
+        const address = url("/?lat=50.10&lon=8.70")
+        yield* run(async () => {
+          await page.goto(address)
+          await waitForGrades(page)
+          await page.locator(".fc-day").first().waitFor({ timeout: 20_000 })
+        })
+        // The day the copy was made for: the bundle's today, the forecast's first day.
+        const stored = (yield* run(() => page.locator("#today-title").textContent()))!.replace(/^Today, /, "")
+        expect(yield* run(() => page.locator("#day-title").textContent())).toBe(`The day: ${stored}`)
+        const [, d, month, y] = stored.split(" ")
+        const storedDate = new Date(Date.UTC(Number(y), MONTHS.indexOf(month!), Number(d))).toISOString().slice(0, 10)
+        expect(longDate(storedDate)).toBe(stored)
+
+        for (const [days, expectTop] of [
+          [3, `Today, ${longDate(addDays(storedDate, 3))}`],
+          // A clock behind the copy: its day is not today either, and no forecast day is today.
+          [-2, longDate(storedDate)]
+        ] as const) {
+          const moved = yield* run(() => context.newPage())
+          yield* run(async () => {
+            await moveClock(moved, days)
+            await moved.route("**/api/v2/**", (route) => route.abort())
+            await moved.goto(address)
+            await waitForGrades(moved)
+            await moved.getByText(/offline/i).first().waitFor({ timeout: 20_000 })
+            await moved.locator("#day-title").waitFor({ timeout: 20_000 })
+          })
+          expect(yield* run(() => moved.locator("#today-title").textContent()), `${days} days`).toBe(expectTop)
+          // Nothing calls the stored copy's day "Today".
+          expect(yield* run(() => moved.getByText(`Today, ${stored}`).count())).toBe(0)
+          // The day view says which day it shows: the copy's own.
+          expect(yield* run(() => moved.locator("#day-title").textContent())).toBe(`The day: ${stored}`)
+          if (days === 3) {
+            // Today's grades are the stored forecast's entry for today, which the strip marks "Today".
+            const todayColumn = moved.locator(".fc-day").filter({ has: moved.locator(".fc-weekday", { hasText: /^Today$/ }) })
+            expect(yield* run(() => todayColumn.count())).toBe(1)
+            const [, day, name] = longDate(addDays(storedDate, 3)).split(" ")
+            expect(yield* run(() => todayColumn.locator(".fc-daynum").textContent())).toBe(`${day} ${name!.slice(0, 3)}`)
+            const strip = yield* run(() => todayColumn.locator(".fc-num").allTextContents())
+            const cards = yield* run(() => moved.locator(".grade-card .num").allTextContents())
+            expect(cards).toEqual(strip)
+            expect(yield* run(() => moved.getByText(/Today's grades come from the forecast stored on/).count())).toBe(1)
+            expect(yield* run(() => moved.locator(".grade-sentence").first().textContent())).toMatch(/^(Today's high|No precipitation today)/)
+            yield* shot(moved, "stale-today-from-forecast-375.png")
+          } else {
+            expect(yield* run(() => moved.getByText(`This is a stored copy of ${stored}`).count())).toBe(1)
+            expect(yield* run(() => moved.locator(".grade-sentence").first().textContent())).toMatch(new RegExp(`^On ${stored} the high`))
+            expect(yield* run(() => moved.getByText(/^Today$/).count())).toBe(0)
+            yield* shot(moved, "stale-375.png")
+          }
+          yield* run(() => moved.close())
+        }
+      }),
+      120_000
+    )
+  })
+}
 
 class Chat extends Context.Tag("words-test/Chat")<Chat, FakeChatProvider.FakeChatProvider>() {}
 

@@ -1,6 +1,7 @@
 /**
  * What the page tests run against: the site built into a directory of its own, served by the real
- * server over PGlite, with fake Open-Meteo and Nominatim on loopback, and one Chromium.
+ * server over a database of `backends` (each test file runs once per backend), with fake Open-Meteo
+ * and Nominatim on loopback, and one Chromium.
  */
 import { execFileSync } from "node:child_process"
 import { mkdtempSync } from "node:fs"
@@ -34,7 +35,7 @@ export class Upstreams extends Context.Tag("site-test/Upstreams")<
 
 /**
  * `logs`: every log line of the server (the access log among them), for tests that look at the wire;
- * `backend`: the database (default PGlite; a test may run on each of `backends`).
+ * `backend`: the database (default PGlite; the test files run on each of `backends`).
  */
 export const siteWorld = (
   extraEnv: Readonly<Record<string, string>> = {},
