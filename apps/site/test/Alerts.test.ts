@@ -66,6 +66,8 @@ for (const backend of backends) {
               // Nothing watched yet; no chat linked and no bot configured: both said in words.
               await page.getByText("You watch no place yet.").waitFor()
               await page.getByText(NOT_CONFIGURED).waitFor()
+              // The last alerts come with a request of their own, which may answer after the watches.
+              await page.getByText("No alert yet.").waitFor()
             })
             expect(yield* Effect.promise(() => page.getByText("Alerts are delivered by direct message on Chat").count())).toBe(1)
             expect(yield* Effect.promise(() => page.getByText("No alert yet.").count())).toBe(1)

@@ -277,7 +277,15 @@ for (const backend of backends) {
             Effect.promise(async () => {
               const before = await page.evaluate(() => document.activeElement?.getAttribute("data-date") ?? null)
               await page.keyboard.press(key)
-              await page.waitForFunction((b) => document.activeElement?.getAttribute("data-date") !== b, before, { timeout: 10_000 })
+              // On a cell again (not on the body while the grid re-renders), and another one.
+              await page.waitForFunction(
+                (b) => {
+                  const now = document.activeElement?.getAttribute("data-date") ?? null
+                  return now !== null && now !== b
+                },
+                before,
+                { timeout: 10_000 }
+              )
             })
           yield* Effect.promise(() => tabbable.focus())
           yield* press("ArrowLeft")
