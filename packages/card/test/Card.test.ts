@@ -38,7 +38,10 @@ describe("CardSvg", () => {
           expect(size).toBe(40)
           expect(content.endsWith("…")).toBe(true)
         } else if (size < 64) expect(measure(text, size + 2, 700)).toBeGreaterThan(width)
-      })
+      }),
+      // Random strings are mostly short: these always run, so the cut branch is always checked
+      // (six texts too wide for any width at the smallest size), whatever the seed draws.
+      { examples: [200, 380, 560, 740, 920, 1100].map((width, i) => [`${"Wм東"[i % 3]!.repeat(100)} ${i}`, width] as [string, number]) }
     )
     expect(cut).toBeGreaterThan(5)
   })
