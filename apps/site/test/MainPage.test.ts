@@ -32,6 +32,24 @@ const waitForGrades = (page: Page) => page.locator(".grade-card").nth(2).waitFor
 const noOverflow = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
 
+/**
+ * Records, at every animation frame from the page's start, how far it overflowed sideways: a chart
+ * first drawn too wide and corrected a frame later is seen, not only the page at rest.
+ */
+const watchOverflow = (page: Page) =>
+  page.addInitScript(() => {
+    const w = window as unknown as { __widest: number }
+    w.__widest = 0
+    const look = () => {
+      const root = document.documentElement
+      if (root !== null) w.__widest = Math.max(w.__widest, root.scrollWidth - root.clientWidth)
+      requestAnimationFrame(look)
+    }
+    requestAnimationFrame(look)
+  })
+
+const widestOverflow = (page: Page) => page.evaluate(() => (window as unknown as { __widest: number }).__widest)
+
 for (const backend of backends) {
   layer(siteWorld({}, { backend }), { timeout: 120_000 })(`the main page on ${backend.name}`, (it) => {
     describe("a shared link", () => {
@@ -380,6 +398,7 @@ for (const backend of backends) {
             const browser = yield* Chromium.Chromium
             const { lat, lon } = freshPlace()
             const { page, log } = yield* Chromium.scopedPage(browser, { width })
+            yield* Effect.promise(() => watchOverflow(page))
             yield* Effect.promise(async () => {
               await page.goto(url("/"))
               await page.locator(".worldmap svg").waitFor()
@@ -392,8 +411,11 @@ for (const backend of backends) {
               await page.locator(".band-svg").nth(2).waitFor()
               await page.locator(".map-land").first().waitFor()
               await page.getByRole("grid").waitFor()
+              await page.locator(".stripes-svg").waitFor()
             })
             expect(yield* Effect.promise(() => noOverflow(page))).toBeLessThanOrEqual(0)
+            // Not for a frame either, while the charts were drawn.
+            expect(yield* Effect.promise(() => widestOverflow(page))).toBeLessThanOrEqual(0)
             expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
             expect(Chromium.cspViolations(log)).toEqual([])
             expect(log.errors).toEqual([])
