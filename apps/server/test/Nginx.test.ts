@@ -11,7 +11,7 @@
  * killed with SIGKILL, and no failed request of any kind (POSTs included) across a rolling
  * restart (SIGTERM one at a time, each started again). Counts are printed.
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { Agent, request } from "node:http"
 import { join, resolve } from "node:path"
@@ -38,7 +38,15 @@ let database: string | undefined
 beforeAll(() => {
   if (onPostgres && nginxBinary !== undefined) BuiltServer.build()
 }, 60_000)
-afterAll(() => {
+/** nginx's master, stopped by SIGTERM so it stops its workers: a SIGKILL would leave them running, orphaned. */
+const masters: Array<ChildProcess> = []
+afterAll(async () => {
+  for (const master of masters) {
+    if (master.exitCode !== null || master.signalCode !== null) continue
+    const exited = new Promise<void>((done) => master.once("exit", () => done()))
+    master.kill("SIGTERM")
+    await Promise.race([exited, new Promise((done) => setTimeout(done, 5_000))])
+  }
   left.cleanup()
   if (database !== undefined) execFileSync("psql", [admin!, "-qc", `drop database if exists ${database} with (force)`])
 })
@@ -124,6 +132,7 @@ ${ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).joi
   let output = ""
   child.stdout!.on("data", (d: Buffer) => (output += d))
   child.stderr!.on("data", (d: Buffer) => (output += d))
+  masters.push(child)
   left.track({ child })
   const deadline = Date.now() + 20_000
   while (Date.now() < deadline) {
