@@ -12,6 +12,9 @@
 import { Lru } from "@climate-grade/core"
 import { labels, number } from "./PrometheusText.js"
 
+/** Statuses counted: every one an HTTP answer here can have (and 499, a request its client cut short). */
+const STATUSES = 600
+
 const BOUNDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const
 
 /**
@@ -30,15 +33,15 @@ export interface Series {
   readonly counts: Array<number>
   sum: number
   count: number
-  /** method → status → count. */
-  readonly byMethod: Map<string, Map<number, number>>
+  /** method → counts indexed by status (100–599; an array, not a map: a count is an increment). */
+  readonly byMethod: Map<string, Array<number>>
 }
 
 const routes = new Map<string, Series>()
-const tiers = new Map<CacheTier, number>()
+const tiers: Record<CacheTier, number> = { index: 0, not_modified: 0, stored: 0, built: 0 }
 
 export const countCacheAnswer = (tier: CacheTier): void => {
-  tiers.set(tier, (tiers.get(tier) ?? 0) + 1)
+  tiers[tier]++
 }
 
 /** The series of a route template (a bounded set of labels: the caller's to guarantee). */
@@ -55,10 +58,11 @@ export const series = (route: string): Series => {
 export const record = (s: Series, method: string, status: number, seconds: number): void => {
   let statuses = s.byMethod.get(method)
   if (statuses === undefined) {
-    statuses = new Map()
+    statuses = new Array<number>(STATUSES).fill(0)
     s.byMethod.set(method, statuses)
   }
-  statuses.set(status, (statuses.get(status) ?? 0) + 1)
+  // Node refuses a status outside 100–999 before any answer is written; past 599 none is sent here.
+  if (status >= 0 && status < STATUSES) statuses[status]!++
   let bucket = 0
   while (bucket < BOUNDS.length && seconds > BOUNDS[bucket]!) bucket++
   if (bucket < BOUNDS.length) s.counts[bucket]!++
@@ -77,7 +81,7 @@ export const render = (): string => {
     "# TYPE http_cache_answers_total counter"
   ]
   for (const tier of ["built", "index", "not_modified", "stored"] as const) {
-    out.push(`http_cache_answers_total${labels([["tier", tier]])} ${tiers.get(tier) ?? 0}`)
+    out.push(`http_cache_answers_total${labels([["tier", tier]])} ${tiers[tier]}`)
   }
   out.push(
     "# HELP http_request_duration_seconds Time from a request's arrival to the end of its answer, by route template",
@@ -101,9 +105,10 @@ export const render = (): string => {
   const rows: Array<readonly [string, string]> = []
   for (const { byMethod, route } of sorted) {
     for (const [method, statuses] of byMethod) {
-      for (const [status, n] of statuses) {
+      statuses.forEach((n, status) => {
+        if (n === 0) return
         rows.push([`${route} ${method} ${status}`, `http_requests_total${labels([["method", method], ["route", route], ["status", String(status)]])} ${n}`])
-      }
+      })
     }
   }
   for (const [, row] of rows.sort(([a], [b]) => a.localeCompare(b))) out.push(row)
