@@ -69,7 +69,11 @@ const count = (name: string, pid: number, url: string, headers: Record<string, s
   run("callgrind_control", ["-i", "on", String(pid)])
   run(process.execPath, [autocannon, "-a", String(ANSWERS), "-c", "8", ...h, url])
   run("callgrind_control", ["-d", String(pid)])
-  const file = join(work, readdirSync(work).filter((f) => f.startsWith(`${name}.out.`)).sort().at(-1)!)
+  // The dump is written by the target itself, at its next basic block: wait for it.
+  const dumped = () => readdirSync(work).filter((f) => f.startsWith(`${name}.out.`)).sort().at(-1)
+  for (let waited = 0; dumped() === undefined && waited < 60_000; waited += 100) execFileSync("sleep", ["0.1"])
+  if (dumped() === undefined) throw new Error(`callgrind wrote no dump for ${name} in ${work}`)
+  const file = join(work, dumped()!)
   const annotated = run("callgrind_annotate", ["--threshold=99", file])
   const total = Number(/([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS/.exec(annotated)![1]!.replaceAll(",", ""))
   const byFunction = new Map<string, number>()
