@@ -12,12 +12,12 @@
  */
 import { execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs"
-import { request } from "node:http"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
+import { bareServerScript, fetchRaw, headersAsSent } from "./support/Bare.js"
 
 const root = join(import.meta.dirname, "..")
 const ANSWERS = Number(process.env.BENCH_ANSWERS ?? 20_000)
@@ -25,18 +25,6 @@ const autocannon = join(dirname(createRequire(import.meta.url).resolve("autocann
 const work = mkdtempSync(join(tmpdir(), "bench-cg-"))
 
 const run = (command: string, args: ReadonlyArray<string>) => execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
-
-const fetchHead = (url: string, headers: Record<string, string>) =>
-  new Promise<{ status: number; headers: Record<string, string> }>((done, fail) => {
-    const req = request(url, { headers }, (res) => {
-      res.resume()
-      res.on("end", () =>
-        done({ status: res.statusCode ?? 0, headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, String(v)])) })
-      )
-    })
-    req.on("error", fail)
-    req.end()
-  })
 
 /** `node args…` under callgrind, its instrumentation off until asked; resolves with its port. */
 const underCallgrind = async (name: string, args: ReadonlyArray<string>, env: Record<string, string>, listening: RegExp) => {
@@ -112,19 +100,16 @@ const main = Effect.gen(function* () {
       /Listening on http:\/\/[^:]+:(\d+)/
     )
     const url = `http://127.0.0.1:${ours.port}/api/v2/cell?lat=52.52&lon=13.41`
-    const first = await fetchHead(url, { "accept-encoding": "gzip" })
+    const first = await fetchRaw(url, { "accept-encoding": "gzip" })
     const etag = first.headers.etag!
     const request = { "if-none-match": etag, "accept-encoding": "gzip" }
-    const again = await fetchHead(url, request)
+    const again = await fetchRaw(url, request)
     if (again.status !== 304) throw new Error(`revalidation answered ${again.status}`)
-    const headers = Object.fromEntries(Object.entries(again.headers).filter(([k]) => !["date", "connection", "keep-alive"].includes(k)))
+    const headers = headersAsSent(again.headers)
     const a = count("ours", ours.child.pid!, url, request)
     ours.child.kill("SIGKILL")
     const script = join(work, "bare.cjs")
-    writeFileSync(
-      script,
-      `const h=${JSON.stringify(headers)};const s=require("http").createServer((q,r)=>{r.writeHead(304,h);r.end()});s.listen(0,"127.0.0.1",()=>console.log("PORT "+s.address().port))`
-    )
+    writeFileSync(script, bareServerScript(304, headers, Buffer.alloc(0)))
     const bare = await underCallgrind("bare", [script], {}, /PORT (\d+)/)
     const b = count("bare", bare.child.pid!, `http://127.0.0.1:${bare.port}/`, request)
     bare.child.kill("SIGKILL")

@@ -14,7 +14,6 @@
  */
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
-import { request } from "node:http"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import autocannon from "autocannon"
@@ -22,6 +21,7 @@ import * as BuiltServer from "@climate-grade/server/test/BuiltServer"
 import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
+import { bareServerScript, fetchRaw, headersAsSent } from "./support/Bare.js"
 
 const root = join(import.meta.dirname, "..")
 const which = process.argv[2]
@@ -50,9 +50,7 @@ const bareServer = (status: number, headers: Record<string, string>, body: Buffe
     [
       ...profileFlags,
       "-e",
-      `const h=${JSON.stringify(headers)};const b=Buffer.from(${JSON.stringify(body.toString("base64"))},"base64");
-       const s=require("http").createServer((q,r)=>{r.writeHead(${status},h);r.end(b)});
-       process.on("SIGINT",()=>process.exit(0));s.listen(0,"127.0.0.1",()=>console.log("PORT "+s.address().port))`
+      bareServerScript(status, headers, body)
     ],
     {}
   )
@@ -63,28 +61,6 @@ const load = (url: string, headers: Record<string, string>) =>
       error ? fail(error) : done(result)
     )
   )
-
-/** node:http, so a gzip body stays the bytes that were sent (fetch would decode it). */
-const fetchRaw = (url: string, headers: Record<string, string>) =>
-  new Promise<{ status: number; headers: Record<string, string>; body: Buffer }>((done, fail) => {
-    const req = request(url, { headers }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () =>
-        done({
-          status: res.statusCode ?? 0,
-          headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, String(v)])),
-          body: Buffer.concat(chunks)
-        })
-      )
-    })
-    req.on("error", fail)
-    req.end()
-  })
-
-/** An answer's headers for the bare server to send as they are (Node adds its own date and connection headers). */
-const headersAsSent = (headers: Record<string, string>) =>
-  Object.fromEntries(Object.entries(headers).filter(([k]) => !["date", "connection", "keep-alive", "transfer-encoding"].includes(k)))
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 10 ms). */
 const cpuSeconds = (pid: number) => {
