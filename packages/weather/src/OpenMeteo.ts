@@ -11,6 +11,7 @@ import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as DailyJson from "./DailyJson.js"
 import { costOf, costUnits, upstreamCalls } from "./Metrics.js"
 import * as Upstream from "./Upstream.js"
 
@@ -51,21 +52,12 @@ export const DailyResponse = Schema.Struct({
   })
 })
 
-const toSeries = (source: string, body: typeof DailyResponse.Type): Effect.Effect<DailySeries.DailySeries, UpstreamFailure> => {
-  const { daily } = body
-  const n = daily.time.length
-  const bad = (reason: string) => Effect.fail(new UpstreamFailure({ source, reason }))
-  // The cell's dates are read in this zone from now on: one Intl does not know is a bad answer.
-  if (!CivilDate.isTimeZone(body.timezone)) return bad(`unknown time zone: ${body.timezone}`)
-  if (daily.temperature_2m_max.length !== n || daily.temperature_2m_min.length !== n || daily.precipitation_sum.length !== n) {
-    return bad("the daily series differ in length")
-  }
-  const first = n === 0 ? Option.some(0) : CivilDate.parse(daily.time[0]!)
-  if (Option.isNone(first)) return bad(`not a date: ${daily.time[0]}`)
-  // Consecutive days: the last is the first plus the count (checking the ends keeps this O(1)).
-  if (n > 0 && !Option.contains(CivilDate.parse(daily.time[n - 1]!), first.value + n - 1)) {
-    return bad("the days are not consecutive")
-  }
+/** An answer as read: by `DailyJson` from the bytes, or by `JSON.parse` and the schema. */
+type Columns = DailyJson.DailyColumns<(typeof DAILY)[number]>
+
+/** The general path's answer in the columns `DailyJson` reads directly. */
+const columnsOf = (body: typeof DailyResponse.Type): Columns => {
+  const { time } = body.daily
   // A plain loop: Float64Array.from with a mapping function costs several times more over 85 years.
   const column = (values: ReadonlyArray<number | null>) => {
     const out = new Float64Array(values.length)
@@ -75,13 +67,50 @@ const toSeries = (source: string, body: typeof DailyResponse.Type): Effect.Effec
     }
     return out
   }
-  return Effect.succeed({
-    start: first.value,
-    tmax: column(daily.temperature_2m_max),
-    tmin: column(daily.temperature_2m_min),
-    precip: column(daily.precipitation_sum)
-  })
+  return {
+    timezone: body.timezone,
+    time: { count: time.length, first: time[0], last: time[time.length - 1] },
+    values: {
+      temperature_2m_max: column(body.daily.temperature_2m_max),
+      temperature_2m_min: column(body.daily.temperature_2m_min),
+      precipitation_sum: column(body.daily.precipitation_sum)
+    }
+  }
 }
+
+const toSeries = (source: string, body: Columns): Effect.Effect<DailySeries.DailySeries, UpstreamFailure> => {
+  const { count: n, first: firstDay, last: lastDay } = body.time
+  const { temperature_2m_max: tmax, temperature_2m_min: tmin, precipitation_sum: precip } = body.values
+  const bad = (reason: string) => Effect.fail(new UpstreamFailure({ source, reason }))
+  // The cell's dates are read in this zone from now on: one Intl does not know is a bad answer.
+  if (!CivilDate.isTimeZone(body.timezone)) return bad(`unknown time zone: ${body.timezone}`)
+  if (tmax.length !== n || tmin.length !== n || precip.length !== n) {
+    return bad("the daily series differ in length")
+  }
+  const first = n === 0 ? Option.some(0) : CivilDate.parse(firstDay!)
+  if (Option.isNone(first)) return bad(`not a date: ${firstDay}`)
+  // Consecutive days: the last is the first plus the count (checking the ends keeps this O(1)).
+  if (n > 0 && !Option.contains(CivilDate.parse(lastDay!), first.value + n - 1)) {
+    return bad("the days are not consecutive")
+  }
+  return Effect.succeed({ start: first.value, tmax, tmin, precip })
+}
+
+/**
+ * The body read for `toSeries`: straight from its bytes when it is the plain daily shape (the
+ * common case, and most of a cold cell's own time otherwise), else by `JSON.parse`, the schema
+ * then saying what is wrong with it.
+ */
+const readBody = (bytes: Uint8Array): { readonly columns: Columns } | { readonly json: unknown } | undefined => {
+  const columns = DailyJson.decode(bytes, DAILY)
+  if (columns !== undefined) return { columns }
+  try {
+    return { json: JSON.parse(utf8.decode(bytes)) }
+  } catch {
+    return undefined
+  }
+}
+const utf8 = new TextDecoder()
 
 export const make = (config: OpenMeteoConfig) =>
   Effect.gen(function* () {
@@ -102,11 +131,12 @@ export const make = (config: OpenMeteoConfig) =>
     ) =>
       Effect.gen(function* () {
         yield* Metric.increment(Metric.tagged(upstreamCalls, "upstream", endpoint))
-        const body = yield* Upstream.json(
+        const body = yield* Upstream.read(
           endpoint,
           timeout,
           client,
-          HttpClientRequest.get(url, { urlParams: params, acceptJson: true })
+          HttpClientRequest.get(url, { urlParams: params, acceptJson: true }),
+          readBody
         )
         // Counted once Open-Meteo has answered: a call that never reached it (DNS, refused,
         // timeout) or that it refused (429, 4xx, 5xx) spent nothing of the quota.
@@ -118,10 +148,15 @@ export const make = (config: OpenMeteoConfig) =>
           endpoint,
           url,
           Effect.gen(function* () {
-            const decoded = yield* Schema.decodeUnknown(DailyResponse)(body).pipe(
-              Effect.mapError(() => new UpstreamFailure({ source: endpoint, reason: "the answer is not Open-Meteo's daily shape" }))
-            )
-            return { timezone: decoded.timezone, series: yield* toSeries(endpoint, decoded) }
+            const columns =
+              "columns" in body
+                ? body.columns
+                : columnsOf(
+                    yield* Schema.decodeUnknown(DailyResponse)(body.json).pipe(
+                      Effect.mapError(() => new UpstreamFailure({ source: endpoint, reason: "the answer is not Open-Meteo's daily shape" }))
+                    )
+                  )
+            return { timezone: columns.timezone, series: yield* toSeries(endpoint, columns) }
           })
         )
       }).pipe(Effect.withSpan(`OpenMeteo.${endpoint}`))

@@ -66,6 +66,30 @@ export const json = (
   timeout: Duration.DurationInput,
   client: HttpClient.HttpClient,
   request: HttpClientRequest.HttpClientRequest
+) => read(source, timeout, client, request, parseJson)
+
+const utf8 = new TextDecoder()
+
+/** A body as `JSON.parse` reads it, or undefined when it is not JSON. */
+const parseJson = (bytes: Uint8Array): unknown => {
+  try {
+    return JSON.parse(utf8.decode(bytes))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * `json` with the successful body read by `parse` from its bytes (a reader for one shape, which
+ * can skip building what it does not keep); undefined from `parse` means the body is not JSON.
+ * Error answers are read as JSON, as in `json`.
+ */
+export const read = <A>(
+  source: string,
+  timeout: Duration.DurationInput,
+  client: HttpClient.HttpClient,
+  request: HttpClientRequest.HttpClientRequest,
+  parse: (bytes: Uint8Array) => A | undefined
 ) => {
   const host = hostOf(request.url)
   return client.execute(request).pipe(
@@ -82,7 +106,12 @@ export const json = (
             reason: `status ${response.status}${reason === undefined ? "" : `: ${reason.slice(0, 200)}`}`
           })
         }
-        return yield* Effect.mapError(response.json, () => new UpstreamFailure({ source, reason: "the body is not JSON" }))
+        const bytes = yield* Effect.mapError(response.arrayBuffer, () => new UpstreamFailure({ source, reason: "the body is not JSON" }))
+        // Node's client hands over a Uint8Array where the type says ArrayBuffer: viewed, not copied.
+        const raw: unknown = bytes
+        const body = parse(raw instanceof Uint8Array ? raw : new Uint8Array(bytes))
+        if (body === undefined) return yield* new UpstreamFailure({ source, reason: "the body is not JSON" })
+        return body
       })
     ),
     Effect.scoped,

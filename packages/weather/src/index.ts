@@ -1,3 +1,4 @@
+export * as DailyJson from "./DailyJson.js"
 export * as Metrics from "./Metrics.js"
 export * as Nominatim from "./Nominatim.js"
 export * as NominatimPacer from "./NominatimPacer.js"
