@@ -86,6 +86,12 @@ export const make = Effect.gen(function* () {
       from weather_cells where cell_key = ${key}`
   })
 
+  const storedLabel = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Schema.Struct({ label: Schema.NullOr(Schema.String) }),
+    execute: (key) => sql`select label from weather_cells where cell_key = ${key}`
+  })
+
   const claimLabelRow = SqlSchema.findOne({
     Request: Schema.Struct({ key: Schema.String, now: Schema.Number }),
     Result: Schema.Struct({ cell_key: Schema.String }),
@@ -135,6 +141,11 @@ export const make = Effect.gen(function* () {
       ),
     markForecastChecked: (cell, checkedAt) => upsert(cell, { forecast_checked_at: new Date(checkedAt) }),
     saveLabel: (cell, label) => upsert(cell, { label }),
+    label: (key) =>
+      storedLabel(key).pipe(
+        Effect.map(Option.match({ onNone: () => null, onSome: (row) => row.label })),
+        Effect.orDie
+      ),
     // A row, not an advisory lock: the lookup may wait its turn at the geocoder for a while,
     // and must not hold a pooled connection meanwhile.
     claimLabel: (key, now) => claimLabelRow({ key, now }).pipe(Effect.map(Option.isSome), Effect.orDie),

@@ -243,6 +243,17 @@ for (const backend of backends) {
           expect(yield* fresh.heldLabel(cell)).toBe(`Place ${cell.key}`)
         }))
 
+      it.effect("a label saved by another lookup is read alone: null with no row or no label, else the label", () =>
+        Effect.gen(function* () {
+          const store = yield* CellStore
+          const cell = Cell.fromCoordinates(13.2, 22.2)
+          expect(yield* store.label(cell.key)).toBeNull()
+          yield* store.markHistoryChecked(cell, NOW)
+          expect(yield* store.label(cell.key)).toBeNull()
+          yield* store.saveLabel(cell, "Ort, Land")
+          expect(yield* store.label(cell.key)).toBe("Ort, Land")
+        }))
+
       it.effect("inside a claim, the record as it is now: reloaded from a shared server, what is held on PGlite", () =>
         Effect.gen(function* () {
           const store = yield* CellStore

@@ -41,6 +41,8 @@ export class CellStore extends Context.Tag("@climate-grade/core/CellStore")<
     /** A refetch was tried and failed: the held forecast and its stamp stay. */
     readonly markForecastChecked: (cell: Cell, checkedAt: number) => Effect.Effect<void>
     readonly saveLabel: (cell: Cell, label: string) => Effect.Effect<void>
+    /** The cell's stored label (null when it has none or no row), read without its series. */
+    readonly label: (key: string) => Effect.Effect<string | null>
     /**
      * Claims the cell's label lookup for this process, so instances sharing the store make one
      * lookup per cell; false while another holds it. A claim left by a process that died is

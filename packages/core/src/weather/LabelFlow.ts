@@ -15,7 +15,6 @@ import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
-import * as Option from "effect/Option"
 import type { Cell } from "../Cell.js"
 import type { CellRecord, CellStore } from "./CellStore.js"
 import type { RecordCache } from "./RecordCache.js"
@@ -36,8 +35,7 @@ export const make = ({ cache, geocoder, maxPending = 120, store, wait }: Deps) =
 
   /** The label another lookup (of this process or another) saved meanwhile, read from the store. */
   const savedLabel = (cell: Cell, record: CellRecord) =>
-    Effect.map(store.load(cell.key), (stored) => {
-      const label = Option.isSome(stored) ? stored.value.label : null
+    Effect.map(store.label(cell.key), (label) => {
       if (label !== null) cache.patch(record, { label })
       return label
     })
