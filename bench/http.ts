@@ -43,6 +43,8 @@ const startProcess = (args: Array<string>, env: Record<string, string>) =>
 
 /** BENCH_PROFILE=dir writes CPU profiles of the service and the bare servers (a graceful SIGINT lets them flush). */
 const profileFlags = process.env.BENCH_PROFILE === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+/** BENCH_NODE_FLAGS adds Node flags to the service's command line only, e.g. "--trace-gc" (V8's flags are refused in NODE_OPTIONS). */
+const serviceFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "")
 
 /** A bare node:http server that answers every request with fixed status, headers and body. */
 const bareServer = (status: number, headers: Record<string, string>, body: Buffer) =>
@@ -129,7 +131,7 @@ const main = Effect.gen(function* () {
   execFileSync(process.execPath, ["build.mjs"], { cwd: join(root, "apps/server"), stdio: "inherit" })
   const profile = profileFlags
   const service = yield* Effect.promise(() =>
-    startProcess([...profile, join(root, "apps/server/dist/main.js")], {
+    startProcess([...profile, ...serviceFlags, join(root, "apps/server/dist/main.js")], {
       PORT: "0",
       DATABASE_URL: process.env.DATABASE_URL ?? "memory://",
       AUTH_SECRET: "b".repeat(40),
