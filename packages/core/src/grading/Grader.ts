@@ -1,86 +1,168 @@
 /**
  * The grading rules over one history record, built for speed (the rules: docs/api.md "Weather data").
- * For each variable and calendar day, that day's values over every year (a column of ~86 values) are
- * sorted once, lazily. A target's sample — every year's 5-day window — is then the five columns of the
- * days around it, unless the window runs over the end of a year or over February's end, where leap and
- * common years disagree about which day is next; for those nine calendar days the sample is gathered
- * and sorted whole. A date's sample is that minus its own year's window (at most five values, read from
- * the record), so a percentile is ten binary searches and a few corrections, and a cold calendar sorts
- * each day's column once rather than each day's whole window (five times the values).
+ * A date's sample is every year's 5-day window around its month and day; the grader never gathers
+ * it whole for a view that grades many dates. Each record day is filed under a slot, its calendar
+ * day, except where leap and common years (or the record's first and last years) disagree about
+ * which windows hold it; each slot's values over every year (a column of ~86) are sorted once, for
+ * the whole variable at once. A calendar day's sample is then the union of a fixed set of slots
+ * (five to nine columns, already sorted), and a date's sample is that minus its own year's window
+ * (at most five values, read from the record), so a percentile is a few binary searches and a few
+ * corrections. The first dates graded for a variable (a grade, a forecast) are counted straight
+ * from the record instead: building the columns costs as much as ~50 such scans.
  */
 import * as CivilDate from "../CivilDate.js"
 import type { Climatology, Grade } from "../data/Payloads.js"
 import type { Grading } from "../data/Views.js"
 import { type DailySeries, unitOf, type Variable } from "../weather/DailySeries.js"
-import { label, lowerBound, percentileFromCounts, quantileType8, round } from "./Percentile.js"
-import { sample, WINDOW } from "./Sample.js"
+import { label, lowerBound, percentileFromCounts, quantileType8, round, upperBound } from "./Percentile.js"
+import { WINDOW } from "./Sample.js"
 
 /** Percentile and label are null below this sample size. */
 export const MIN_SAMPLE = 30
 
+/** A variable's columns are built when it is asked for its this-many-th date. */
+export const COLUMNS_AFTER = 48
+
 const SPAN = 2 * WINDOW + 1
 
 /**
- * A calendar day's sample over every year of the record, as ascending parts whose union it is:
- * the five columns of the days around it, or one array gathered whole.
+ * Calendar days are numbered as in a leap year (0 = 1 January, 59 = 29 February, 365 = 31
+ * December). In a common year, 26 February to 2 March are filed apart (slots 366–370): a target
+ * from 27 February to 2 March reaches one of them in common years only (a common year's window
+ * around 28 February runs to 2 March, a leap year's to 1 March). The first year's 1–2 January
+ * (371–372) and the last year's 30–31 December (373–374) are filed apart too: they would belong to
+ * the window of a year before or after the record, which the sample never holds.
  */
-type DaySample = ReadonlyArray<Float64Array>
+const FEB_29 = 59
+const COMMON_SLOT = 366
+const FIRST_YEAR_SLOT = 371
+const LAST_YEAR_SLOT = 373
+const SLOTS = 375
 
-/** Days before the first of each month in a common year. */
-const MONTH_OFFSET = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334] as const
+/** The slot of a leap-numbered calendar day in a year of either kind. */
+const slotOf = (day: number, leap: boolean): number =>
+  !leap && day >= FEB_29 - 3 && day <= FEB_29 + 2 ? COMMON_SLOT + day - (FEB_29 - 3) - (day > FEB_29 ? 1 : 0) : day
 
-/** Each day of a common year as [month, day], by day of the year (0 = 1 January). */
-const COMMON_YEAR_DAYS: ReadonlyArray<readonly [number, number]> = Array.from({ length: 365 }, (_, doy) => {
-  let month = 12
-  while (MONTH_OFFSET[month - 1]! > doy) month--
-  return [month, doy - MONTH_OFFSET[month - 1]! + 1] as const
-})
+/** The slot of each day of a year of each kind, copied into the record a year at a time. */
+const LEAP_YEAR_SLOTS = Uint16Array.from({ length: 366 }, (_, day) => slotOf(day, true))
+const COMMON_YEAR_SLOTS = Uint16Array.from({ length: 365 }, (_, d) => slotOf(d < FEB_29 ? d : d + 1, false))
+
+/** The calendar day a slot files. */
+const SLOT_DAY = Uint16Array.from({ length: SLOTS }, (_, s) =>
+  s < COMMON_SLOT
+    ? s
+    : s < FIRST_YEAR_SLOT
+      ? [56, 57, 58, 60, 61][s - COMMON_SLOT]!
+      : s < LAST_YEAR_SLOT
+        ? s - FIRST_YEAR_SLOT
+        : 364 + s - LAST_YEAR_SLOT
+)
+
+/** A target's centre, as a day of its year, in a year of either kind (29 February → 28th in a common year). */
+const centreIn = (day: number, leap: boolean): number => (leap || day < FEB_29 ? day : day - 1)
 
 /**
- * Whether a target's window (two days either side) runs over a year's end or touches February's
- * end, where which day follows which depends on the year: 27 February to 2 March, 30 December to
- * 2 January.
+ * The slots whose union is the sample of each calendar day, flattened: those of day `c` are
+ * `PARTS[PARTS_AT[c]..PARTS_AT[c + 1]]`. Derived from the window rule for a leap and a common year:
+ * a day of the year before (after) the target's is in every window but the first (last) year's.
  */
-const crossesBoundary = (month: number, day: number): boolean =>
-  (month === 2 && day >= 27) || (month === 3 && day <= 2) || (month === 12 && day >= 30) || (month === 1 && day <= 2)
+const { PARTS, PARTS_AT } = (() => {
+  const parts: Array<number> = []
+  const at = [0]
+  for (let c = 0; c < 366; c++) {
+    const slots = new Set<number>()
+    for (const leap of [true, false]) {
+      const length = leap ? 366 : 365
+      const centre = centreIn(c, leap)
+      for (let k = -WINDOW; k <= WINDOW; k++) {
+        const j = centre + k
+        // The year before's last days or the year after's first (the same in either kind of year).
+        if (j < 0) slots.add(366 + j)
+        else if (j >= length) slots.add(j - length)
+        else {
+          const day = leap || j < FEB_29 ? j : j + 1
+          slots.add(slotOf(day, leap))
+          if (day < 2) slots.add(FIRST_YEAR_SLOT + day)
+          if (day >= 364) slots.add(LAST_YEAR_SLOT + day - 364)
+        }
+      }
+    }
+    parts.push(...[...slots].sort((a, b) => a - b))
+    at.push(parts.length)
+  }
+  return { PARTS: Int32Array.from(parts), PARTS_AT: Int32Array.from(at) }
+})()
+const MAX_PARTS = Math.max(...PARTS_AT.subarray(1).map((end, c) => end - PARTS_AT[c]!))
 
-const MAX_COUNTING_RANGE = 8192
 /** A whole variable's values are counted when their tenths span at most this (±100,000 tenths). */
 const MAX_GLOBAL_RANGE = 200_000
+/** Tenths beyond this are taken for arbitrary numbers, so that every count fits 32 bits. */
+const MAX_TENTHS = 1e9
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const
-const counts = new Int32Array(MAX_COUNTING_RANGE + 1)
+// Building is synchronous: scratch shared by every grader, grown to the longest record seen.
+let tenthsScratch = new Int32Array(0)
+let orderScratch = new Uint16Array(0)
+let countScratch = new Int32Array(0)
+const slotLo = new Int32Array(SLOTS)
+const slotHi = new Int32Array(SLOTS)
+const scratchFor = (length: number) => {
+  if (tenthsScratch.length < length) {
+    tenthsScratch = new Int32Array(length)
+    orderScratch = new Uint16Array(length)
+  }
+}
+
+/** The sample of one variable filed by slot, each slot's values ascending. */
+interface Columns {
+  readonly sorted: Float64Array
+  /** Slot `s` holds `sorted[start[s]..start[s + 1]]`. */
+  readonly start: Int32Array
+  /** Where each whole tenth starts in each slot, when the values are all tenths (see `TenthTables`). */
+  readonly tables: TenthTables | undefined
+}
 
 /**
- * Sorts a sample in place. Upstream values are whole tenths in a narrow range for one calendar
- * day, so a counting sort over tenths is linear; anything else takes the ordinary sort.
+ * For slot `s` whose values run from `lo[s]` to `lo[s] + top[s] - 2` tenths: `at[from[s] + k]` is
+ * the index, counted from the slot's start, of its first value of `lo[s] - 1 + k` tenths or more,
+ * for k in 0..top[s] + 1. A whole tenth is then ranked in a slot by two lookups (first value of its
+ * tenth and of the next), where a binary search would take seven unpredictable steps; a tenth
+ * outside the slot's values is clamped to the sentinel just below or just above them.
  */
-const sortSample = (values: Float64Array, tenths: Int32Array): Float64Array => {
-  const n = values.length
-  let lo = Infinity
-  let hi = -Infinity
-  for (let i = 0; i < n; i++) {
-    const v = values[i]!
-    const t = Math.round(v * 10)
-    if (t / 10 !== v) return values.sort()
-    tenths[i] = t
-    if (t < lo) lo = t
-    if (t > hi) hi = t
+interface TenthTables {
+  readonly at: Uint16Array
+  readonly from: Int32Array
+  readonly lo: Int32Array
+  readonly top: Int32Array
+}
+
+/** The tables cost at most this many entries (2 bytes each) per value held, else there are none. */
+const MAX_TABLE_PER_VALUE = 4
+
+/** The tables' layout for the slots' ranges of tenths (`slotLo`, `slotHi`), zeroed; none when too large. */
+const slotTables = (start: Int32Array): TenthTables | undefined => {
+  const from = new Int32Array(SLOTS)
+  const lo = new Int32Array(SLOTS)
+  const top = new Int32Array(SLOTS)
+  let size = 0
+  for (let s = 0; s < SLOTS; s++) {
+    // Offsets within a slot must fit 16 bits (a slot holds one value a year).
+    if (start[s + 1]! - start[s]! > 0xffff) return undefined
+    // An empty slot is given the range [0, -1]: its three entries are all 0.
+    const empty = start[s + 1] === start[s]
+    lo[s] = empty ? 0 : slotLo[s]!
+    top[s] = (empty ? -1 : slotHi[s]! - slotLo[s]!) + 2
+    from[s] = size
+    size += top[s]! + 2
+    if (size > MAX_TABLE_PER_VALUE * (start[SLOTS]! + SLOTS)) return undefined
   }
-  // A wide, sparse range (a few large rain totals) sorts faster by comparison.
-  const range = hi - lo
-  if (n === 0 || range > MAX_COUNTING_RANGE || range > 16 * n) return values.sort()
-  counts.fill(0, 0, range + 1)
-  for (let i = 0; i < n; i++) counts[tenths[i]! - lo]!++
-  let at = 0
-  for (let t = 0; t <= range; t++) {
-    const c = counts[t]!
-    if (c === 0) continue
-    // t / 10 of a value that passed the check above is that very value.
-    const v = (t + lo) / 10
-    for (let k = 0; k < c; k++) values[at++] = v
-  }
-  return values
+  return { at: new Uint16Array(size), from, lo, top }
+}
+
+/** The leap-numbered calendar day and the year of a date. */
+const calendarDayOf = (date: CivilDate.EpochDay): { readonly day: number; readonly year: number } => {
+  const { year } = CivilDate.toYmd(date)
+  const offset = date - CivilDate.fromYmd({ year, month: 1, day: 1 })
+  return { day: offset >= FEB_29 && !CivilDate.isLeapYear(year) ? offset + 1 : offset, year }
 }
 
 export interface Grader extends Grading {
@@ -90,163 +172,155 @@ export interface Grader extends Grading {
 export interface GraderOptions {
   /** Below this sample size there is no percentile or label: 30 by default, as the API documents. */
   readonly minSample?: number
+  /** When a variable's columns are built (its this-many-th date graded): COLUMNS_AFTER by default. */
+  readonly columnsAfter?: number
 }
 
 export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Grader => {
   const minSample = options.minSample ?? MIN_SAMPLE
+  const columnsAfter = options.columnsAfter ?? COLUMNS_AFTER
   const length = record.tmax.length
   const firstYear = CivilDate.toYmd(record.start).year
   const lastYear = CivilDate.toYmd(record.start + length - 1).year
   const years = lastYear - firstYear + 1
-  // Samples and columns are indexed by variable, month and day: no string keys on the hot path.
-  const variableIndex = { tmax: 0, tmin: 1, precip: 2 } as const
   // Epoch day of each year's 1 January, so a window's centre is an addition, not a date conversion.
   const yearStart = Int32Array.from({ length: years + 1 }, (_, y) => CivilDate.fromYmd({ year: firstYear + y, month: 1, day: 1 }))
-  const monthOffset = (month: number, leap: boolean) => MONTH_OFFSET[month - 1]! + (leap && month > 2 ? 1 : 0)
   const leapYear = Uint8Array.from({ length: years }, (_, y) => (yearStart[y + 1]! - yearStart[y]! === 366 ? 1 : 0))
 
-  /** The record index of the first day of year index `y`'s window for a month and day. */
-  const windowStart = (y: number, month: number, day: number) => {
-    const leap = leapYear[y] === 1
-    // Feb 29 → Feb 28 in a common year (the rule of Sample.centre).
-    const centre = yearStart[y]! + monthOffset(month, leap) + (month === 2 && day === 29 && !leap ? 27 : day - 1)
-    return centre - WINDOW - record.start
-  }
+  /** The record index of the first day of year index `y`'s window for a calendar day. */
+  const windowStart = (y: number, day: number) => yearStart[y]! + centreIn(day, leapYear[y] === 1) - WINDOW - record.start
 
-  // Grading is synchronous, so one scratch buffer gathers every sample before it is sorted and kept.
-  const scratch = new Float64Array(years * SPAN)
-  const scratchTenths = new Int32Array(years * SPAN)
-
-  /**
-   * The values of one calendar day (not Feb 29) in every year of the record, ascending. Every
-   * column of a variable is made at once, when the first is needed: the record's values ordered
-   * by tenths (a counting sort), then placed by calendar day keeping that order (a second one),
-   * two linear passes instead of a sort per column.
-   */
-  const columns: Array<Float64Array | undefined> = []
-  const column = (variable: Variable, month: number, day: number): Float64Array => {
-    const key = variableIndex[variable] * 416 + month * 32 + day
-    const hit = columns[key]
-    if (hit !== undefined) return hit
-    buildColumns(variable)
-    return columns[key]!
-  }
-
-  // The calendar day (month * 32 + day) of each day of the record, shared by the variables.
-  let dayKeys: Uint16Array | undefined
-  const keysOfDays = (): Uint16Array => {
-    if (dayKeys !== undefined) return dayKeys
+  // The slot of each day of the record, shared by the variables: a year's slots copied at a time.
+  let slots: Uint16Array | undefined
+  const slotsOfDays = (): Uint16Array => {
+    if (slots !== undefined) return slots
     const keys = new Uint16Array(length)
-    let { day, month, year } = CivilDate.toYmd(record.start)
-    for (let i = 0; i < length; i++) {
-      keys[i] = month * 32 + day
-      const last = month === 2 ? (CivilDate.isLeapYear(year) ? 29 : 28) : DAYS_IN_MONTH[month - 1]!
-      if (++day > last) {
-        day = 1
-        if (++month > 12) {
-          month = 1
-          year++
-        }
-      }
+    for (let y = 0; y < years; y++) {
+      const from = Math.max(yearStart[y]! - record.start, 0)
+      const to = Math.min(yearStart[y + 1]! - record.start, length)
+      const template = leapYear[y] === 1 ? LEAP_YEAR_SLOTS : COMMON_YEAR_SLOTS
+      const skip = from - (yearStart[y]! - record.start)
+      keys.set(template.subarray(skip, skip + to - from), from)
     }
-    dayKeys = keys
+    const fileApart = (date: number, slot: number) => {
+      const i = date - record.start
+      if (i >= 0 && i < length) keys[i] = slot
+    }
+    fileApart(yearStart[0]!, FIRST_YEAR_SLOT)
+    fileApart(yearStart[0]! + 1, FIRST_YEAR_SLOT + 1)
+    fileApart(yearStart[years]! - 2, LAST_YEAR_SLOT)
+    fileApart(yearStart[years]! - 1, LAST_YEAR_SLOT + 1)
+    slots = keys
     return keys
   }
 
-  const buildColumns = (variable: Variable): void => {
-    const values = record[variable]
-    const keys = keysOfDays()
-    const base = variableIndex[variable] * 416
-    const tenths = new Int32Array(length)
-    let lo = Infinity
-    let hi = -Infinity
+  /**
+   * Every slot's values of a variable, ascending. Upstream values are whole tenths, in a narrow
+   * range for one calendar day, so each slot is sorted by counting its tenths: all slots at once,
+   * in one table that stays as their `TenthTables`. Where the slots' ranges are too wide for that
+   * (a few large rain totals), the record is ordered by tenths (one counting sort over the whole
+   * variable) and then filed by slot keeping that order (a second one).
+   */
+  const buildColumns = (values: Float64Array): Columns => {
+    const keys = slotsOfDays()
+    scratchFor(length)
+    const tenths = tenthsScratch
+    const start = new Int32Array(SLOTS + 1)
+    slotLo.fill(MAX_TENTHS + 1)
+    slotHi.fill(-MAX_TENTHS - 1)
     let plain = true
     for (let i = 0; i < length; i++) {
       const v = values[i]!
       if (Number.isNaN(v)) continue
       const t = Math.round(v * 10)
-      if (t / 10 !== v) plain = false
+      if (t / 10 !== v || t > MAX_TENTHS || t < -MAX_TENTHS) plain = false
       tenths[i] = t
-      if (t < lo) lo = t
-      if (t > hi) hi = t
+      const s = keys[i]!
+      start[s + 1]!++
+      if (t < slotLo[s]!) slotLo[s] = t
+      if (t > slotHi[s]!) slotHi[s] = t
     }
-    const perKey = new Int32Array(417)
-    for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) perKey[keys[i]! + 1]!++
-    for (let k = 1; k <= 416; k++) perKey[k]! += perKey[k - 1]!
-    const all = new Float64Array(perKey[416]!)
-    if (!plain || hi - lo > MAX_GLOBAL_RANGE) {
-      // Not all tenths, or too wide a range to count: gathered per day, then each sorted.
-      const at = perKey.slice()
-      for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) all[at[keys[i]!]!++] = values[i]!
-      for (let k = 0; k < 416; k++) if (perKey[k + 1]! > perKey[k]!) all.subarray(perKey[k]!, perKey[k + 1]!).sort()
-    } else {
-      // Indices ordered by value (stable counting sort over tenths) …
-      const byValue = new Int32Array(length)
-      const count = new Int32Array(hi - lo + 2)
-      let n = 0
-      for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) count[tenths[i]! - lo + 1]!++
-      for (let t = 1; t < count.length; t++) count[t]! += count[t - 1]!
-      for (let i = 0; i < length; i++) {
-        if (Number.isNaN(values[i]!)) continue
-        byValue[count[tenths[i]! - lo]!++] = i
-        n++
-      }
-      // … then placed by calendar day in that order, so each day's run is ascending.
-      const at = perKey.slice()
-      for (let j = 0; j < n; j++) {
-        const i = byValue[j]!
-        all[at[keys[i]!]!++] = values[i]!
-      }
+    for (let s = 1; s <= SLOTS; s++) start[s]! += start[s - 1]!
+    const sorted = new Float64Array(start[SLOTS]!)
+    if (!plain) {
+      // Not all tenths: filed by slot, then each slot sorted.
+      const at = start.slice()
+      for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) sorted[at[keys[i]!]!++] = values[i]!
+      for (let s = 0; s < SLOTS; s++) sorted.subarray(start[s]!, start[s + 1]!).sort()
+      return { sorted, start, tables: undefined }
     }
-    for (let k = 0; k < 416; k++) columns[base + k] = all.subarray(perKey[k]!, perKey[k + 1]!)
+    const tables = slotTables(start)
+    if (tables !== undefined) {
+      // Each value counted just past its tenth's entry, then running sums within each slot …
+      const { at, from, lo, top } = tables
+      const shift = new Int32Array(SLOTS)
+      for (let s = 0; s < SLOTS; s++) shift[s] = from[s]! - lo[s]! + 2
+      for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) at[shift[keys[i]!]! + tenths[i]!]!++
+      for (let s = 0; s < SLOTS; s++) {
+        const o = from[s]!
+        const end = o + top[s]! + 2
+        for (let k = o + 1; k < end; k++) at[k]! += at[k - 1]!
+        // … and each tenth written again as many times as the slot holds it: t / 10 of a value
+        // that passed the check above is that very value.
+        let j = start[s]!
+        for (let k = o + 1; k < end - 2; k++) {
+          const v = (lo[s]! + k - o - 1) / 10
+          for (const stop = start[s]! + at[k + 1]!; j < stop; j++) sorted[j] = v
+        }
+      }
+      return { sorted, start, tables }
+    }
+    let lo = MAX_TENTHS
+    let hi = -MAX_TENTHS
+    for (let s = 0; s < SLOTS; s++) {
+      lo = Math.min(lo, slotLo[s]!)
+      hi = Math.max(hi, slotHi[s]!)
+    }
+    const at = start.slice()
+    if (hi - lo > MAX_GLOBAL_RANGE) {
+      // Too wide a range to count: filed by slot, then each slot sorted.
+      for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) sorted[at[keys[i]!]!++] = values[i]!
+      for (let s = 0; s < SLOTS; s++) sorted.subarray(start[s]!, start[s + 1]!).sort()
+      return { sorted, start, tables: undefined }
+    }
+    // The slots of the record's days ordered by value (a stable counting sort over tenths) …
+    const range = hi - lo + 1
+    if (countScratch.length < range + 1) countScratch = new Int32Array(range + 1)
+    const count = countScratch
+    count.fill(0, 0, range + 1)
+    for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) count[tenths[i]! - lo + 1]!++
+    for (let t = 1; t <= range; t++) count[t]! += count[t - 1]!
+    const order = orderScratch
+    for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) order[count[tenths[i]! - lo]!++] = keys[i]!
+    // … then each value, made again from its tenths, filed by slot in that order.
+    let j = 0
+    for (let t = 0; t < range; t++) {
+      const end = count[t]!
+      if (j === end) continue
+      const v = (t + lo) / 10
+      for (; j < end; j++) sorted[at[order[j]!]!++] = v
+    }
+    return { sorted, start, tables: undefined }
   }
 
-  /** The sample gathered whole, for the days whose window crosses a year's or February's end. */
-  const gathered = (variable: Variable, month: number, day: number): Float64Array => {
-    const values = record[variable]
-    let count = 0
-    for (let y = 0; y < years; y++) {
-      const first = windowStart(y, month, day)
-      const to = Math.min(first + SPAN, length)
-      for (let i = Math.max(first, 0); i < to; i++) {
-        const v = values[i]!
-        if (!Number.isNaN(v)) scratch[count++] = v
-      }
-    }
-    return sortSample(scratch.slice(0, count), scratchTenths)
+  // Per variable (tmax, tmin, precip): its columns once built, and how many dates it was asked for.
+  const columns: Array<Columns | undefined> = [undefined, undefined, undefined]
+  const asked = [0, 0, 0]
+  const indexOf = (variable: Variable) => (variable === "tmax" ? 0 : variable === "tmin" ? 1 : 2)
+  const columnsOf = (variable: Variable, dates: number): Columns | undefined => {
+    const v = indexOf(variable)
+    asked[v]! += dates
+    if (columns[v] === undefined && asked[v]! >= columnsAfter) columns[v] = buildColumns(record[variable])
+    return columns[v]
   }
 
-  const cache: Array<DaySample | undefined> = []
-  const daySample = (variable: Variable, month: number, day: number): DaySample => {
-    const key = variableIndex[variable] * 416 + month * 32 + day
-    const hit = cache[key]
-    if (hit !== undefined) return hit
-    const doy = MONTH_OFFSET[month - 1]! + day - 1
-    let built: DaySample
-    if (crossesBoundary(month, day)) built = [gathered(variable, month, day)]
-    else {
-      const parts: Array<Float64Array> = []
-      // Within one year and clear of February's end, day k of every year's window is the calendar
-      // day k from the target, the same in leap and common years.
-      for (let k = -WINDOW; k <= WINDOW; k++) {
-        const [m, d] = COMMON_YEAR_DAYS[doy + k]!
-        parts.push(column(variable, m, d))
-      }
-      built = parts
-    }
-    cache[key] = built
-    return built
-  }
-
-  // The target year's own window values, which its sample leaves out: at most SPAN of them,
-  // read from the record into a scratch buffer.
+  // The target year's own window values, which a sample from the columns leaves out: at most SPAN
+  // of them, read from the record into a scratch buffer.
   const own = new Float64Array(SPAN)
   const taken = new Uint8Array(SPAN)
-  const ownValues = (variable: Variable, month: number, day: number, year: number): number => {
-    const y = year - firstYear
-    if (y < 0 || y >= years) return 0
-    const values = record[variable]
-    const first = windowStart(y, month, day)
+  const ownValues = (values: Float64Array, date: CivilDate.EpochDay, year: number): number => {
+    if (year < firstYear || year > lastYear) return 0
+    const first = date - WINDOW - record.start
     let count = 0
     for (let i = Math.max(first, 0); i < Math.min(first + SPAN, length); i++) {
       const v = values[i]!
@@ -256,28 +330,35 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
   }
 
   /**
-   * The extreme of the parts' union minus the own values, from the low end (dir 1) or the high end
-   * (dir -1): the parts are walked in merged order until a value that is not one of the own values.
+   * The extreme of the union of a calendar day's slots minus the own values, from the low end
+   * (dir 1) or the high end (dir -1): the slots are walked in merged order until a value that is
+   * not one of the own values.
    */
-  const at = new Int32Array(SPAN)
-  const extreme = (parts: DaySample, count: number, dir: 1 | -1): number => {
+  const cursor = new Int32Array(MAX_PARTS)
+  const extreme = (c: Columns, day: number, count: number, dir: 1 | -1): number => {
+    const { sorted, start } = c
+    const from = PARTS_AT[day]!
+    const parts = PARTS_AT[day + 1]! - from
     taken.fill(0)
-    for (let p = 0; p < parts.length; p++) at[p] = dir === 1 ? 0 : parts[p]!.length - 1
+    for (let p = 0; p < parts; p++) {
+      const s = PARTS[from + p]!
+      cursor[p] = dir === 1 ? start[s]! : start[s + 1]! - 1
+    }
     for (;;) {
       let best = -1
       let value = Number.NaN
-      for (let p = 0; p < parts.length; p++) {
-        const part = parts[p]!
-        const i = at[p]!
-        if (i < 0 || i >= part.length) continue
-        const v = part[i]!
+      for (let p = 0; p < parts; p++) {
+        const s = PARTS[from + p]!
+        const i = cursor[p]!
+        if (i < start[s]! || i >= start[s + 1]!) continue
+        const v = sorted[i]!
         if (best < 0 || (dir === 1 ? v < value : v > value)) {
           best = p
           value = v
         }
       }
       if (best < 0) return Number.NaN
-      at[best]! += dir
+      cursor[best]! += dir
       let skipped = false
       for (let j = 0; j < count; j++) {
         if (taken[j] === 0 && own[j] === value) {
@@ -290,91 +371,160 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
     }
   }
 
-  // What `rank` found for the last date it was asked about (grading is synchronous).
-  let rankedParts: DaySample = []
+  // What `rank` found for the last date it was asked about (grading is synchronous): the sample
+  // size, the unrounded percentile (NaN when `x` is missing or the sample too small), and what the
+  // extremes need.
+  let rankedN = 0
+  let rankedP = Number.NaN
+  let rankedColumns: Columns | undefined
+  let rankedDay = 0
   let rankedOwn = 0
+  let scannedMin = Number.NaN
+  let scannedMax = Number.NaN
 
-  /**
-   * The sample size for a date, and the unrounded percentile of `x` in it (NaN when there is none:
-   * `x` missing or the sample too small). Leaves the sample's parts and own values for `extreme`.
-   */
-  const rank = (variable: Variable, date: CivilDate.EpochDay, x: number): readonly [n: number, p: number] => {
-    const { day, month, year } = CivilDate.toYmd(date)
-    const parts = daySample(variable, month, day)
-    const count = ownValues(variable, month, day, year)
-    rankedParts = parts
-    rankedOwn = count
+  /** Ranks `x` in the sample counted straight from the record, year by year. */
+  const rankScanned = (values: Float64Array, day: number, year: number, x: number): void => {
+    let n = 0
+    let less = 0
+    let equal = 0
+    let min = Infinity
+    let max = -Infinity
+    for (let y = 0; y < years; y++) {
+      if (y === year - firstYear) continue
+      const first = windowStart(y, day)
+      const to = Math.min(first + SPAN, length)
+      for (let i = Math.max(first, 0); i < to; i++) {
+        const v = values[i]!
+        if (Number.isNaN(v)) continue
+        n++
+        if (v < x) less++
+        else if (v === x) equal++
+        if (v < min) min = v
+        if (v > max) max = v
+      }
+    }
+    rankedColumns = undefined
+    rankedN = n
+    rankedP = Number.isNaN(x) || n < minSample || n === 0 ? Number.NaN : percentileFromCounts(less, equal, n)
+    scannedMin = min
+    scannedMax = max
+  }
+
+  /** Ranks `x` in a calendar day's columns minus the date's own window. */
+  const rankColumns = (c: Columns, values: Float64Array, date: CivilDate.EpochDay, day: number, year: number, x: number): void => {
+    const { sorted, start, tables } = c
+    const count = ownValues(values, date, year)
     let total = 0
     let less = 0
     let equal = 0
-    for (let p = 0; p < parts.length; p++) {
-      const part = parts[p]!
-      total += part.length
-      const below = lowerBound(part, x)
-      // Values are tenths with few repeats: the equal ones are counted by a step or two, not a second search.
-      let above = below
-      while (above < part.length && part[above] === x) above++
-      less += below
-      equal += above - below
+    const tenths = Math.round(x * 10)
+    if (tables !== undefined && tenths / 10 === x) {
+      const { at, from, lo, top } = tables
+      for (let p = PARTS_AT[day]!; p < PARTS_AT[day + 1]!; p++) {
+        const s = PARTS[p]!
+        total += start[s + 1]! - start[s]!
+        const k = from[s]! + Math.min(Math.max(tenths - lo[s]! + 1, 0), top[s]!)
+        less += at[k]!
+        equal += at[k + 1]! - at[k]!
+      }
+    } else {
+      for (let p = PARTS_AT[day]!; p < PARTS_AT[day + 1]!; p++) {
+        const s = PARTS[p]!
+        const from = start[s]!
+        const to = start[s + 1]!
+        total += to - from
+        const below = lowerBound(sorted, x, from, to)
+        // Ties are few but for a dry day's rain, where a second search beats a walk.
+        const above = below < to && sorted[below] === x ? upperBound(sorted, x, below + 1, to) : below
+        less += below - from
+        equal += above - below
+      }
     }
     const n = total - count
-    if (Number.isNaN(x) || n < minSample || n === 0) return [n, Number.NaN]
+    rankedColumns = c
+    rankedDay = day
+    rankedOwn = count
+    rankedN = n
+    if (Number.isNaN(x) || n < minSample || n === 0) {
+      rankedP = Number.NaN
+      return
+    }
     for (let j = 0; j < count; j++) {
       if (own[j]! < x) less--
       else if (own[j] === x) equal--
     }
-    return [n, percentileFromCounts(less, equal, n)]
+    rankedP = percentileFromCounts(less, equal, n)
+  }
+
+  const rank = (variable: Variable, date: CivilDate.EpochDay, x: number, c: Columns | undefined): void => {
+    const i = date - record.start
+    if (c !== undefined && i >= 0 && i < length) {
+      // A day of the record: its calendar day is its slot's, its year one of the record's.
+      rankColumns(c, record[variable], date, SLOT_DAY[slotsOfDays()[i]!]!, firstYear, x)
+      return
+    }
+    const { day, year } = calendarDayOf(date)
+    if (c === undefined) rankScanned(record[variable], day, year, x)
+    else rankColumns(c, record[variable], date, day, year, x)
   }
 
   const grade = (variable: Variable, date: CivilDate.EpochDay, x: number): Grade => {
-    const [n, p] = rank(variable, date, x)
+    rank(variable, date, x, columnsOf(variable, 1))
+    const n = rankedN
+    const p = rankedP
     const unit = unitOf(variable)
     if (Number.isNaN(x)) return { value: null, unit, percentile: null, label: null, n }
     if (Number.isNaN(p)) return { value: round(x, 2), unit, percentile: null, label: null, n }
-    return {
-      value: round(x, 2),
-      unit,
-      percentile: round(p, 1),
-      label: label(x, p, extreme(rankedParts, rankedOwn, 1), extreme(rankedParts, rankedOwn, -1)),
-      n
-    }
-  }
-
-  const valueOn = (variable: Variable, date: CivilDate.EpochDay) => {
-    const i = date - record.start
-    return i >= 0 && i < length ? record[variable][i]! : Number.NaN
+    const c = rankedColumns
+    const min = c === undefined ? scannedMin : extreme(c, rankedDay, rankedOwn, 1)
+    const max = c === undefined ? scannedMax : extreme(c, rankedDay, rankedOwn, -1)
+    return { value: round(x, 2), unit, percentile: round(p, 1), label: label(x, p, min, max), n }
   }
 
   // The calendar needs values and percentiles only: no labels, so no extremes.
   const gradeRecordRange = (variable: Variable, from: CivilDate.EpochDay, to: CivilDate.EpochDay) => {
+    const c = columnsOf(variable, Math.max(to - from + 1, 0))
+    const series = record[variable]
     const values: Array<number | null> = []
     const percentiles: Array<number | null> = []
     for (let date = from; date <= to; date++) {
-      const x = valueOn(variable, date)
-      const p = rank(variable, date, x)[1]
+      const i = date - record.start
+      const x = i >= 0 && i < length ? series[i]! : Number.NaN
+      rank(variable, date, x, c)
       values.push(Number.isNaN(x) ? null : round(x, 2))
-      percentiles.push(Number.isNaN(p) ? null : round(p, 1))
+      percentiles.push(Number.isNaN(rankedP) ? null : round(rankedP, 1))
     }
     return { values, percentiles }
   }
 
+  // One date: its sample read from the record in the plain rule's order (years, then days), so the
+  // mean's sum and the dates of the extremes (their first occurrence) are the plain rule's.
+  const gathered = new Float64Array(years * SPAN)
   const climatology = (variable: Variable, date: CivilDate.EpochDay): Climatology => {
-    // One date: the plain rule is fast enough, and keeps the dates of the extremes.
-    const values = sample(record, variable, date)
-    const n = values.length
+    const values = record[variable]
+    const { day, year } = calendarDayOf(date)
+    let n = 0
+    let sum = 0
+    let min = -1
+    let max = -1
+    for (let y = 0; y < years; y++) {
+      if (y === year - firstYear) continue
+      const first = windowStart(y, day)
+      const to = Math.min(first + SPAN, length)
+      for (let i = Math.max(first, 0); i < to; i++) {
+        const v = values[i]!
+        if (Number.isNaN(v)) continue
+        gathered[n++] = v
+        sum += v
+        if (min < 0 || v < values[min]!) min = i
+        if (max < 0 || v > values[max]!) max = i
+      }
+    }
     if (n === 0) {
       const none = { value: null, date: null }
       return { n, p10: null, p25: null, p50: null, p75: null, p90: null, mean: null, min: none, max: none }
     }
-    const sorted = Float64Array.from(values, (v) => v.value).sort()
-    let min = values[0]!
-    let max = values[0]!
-    let sum = 0
-    for (const v of values) {
-      sum += v.value
-      if (v.value < min.value) min = v
-      if (v.value > max.value) max = v
-    }
+    const sorted = gathered.slice(0, n).sort()
     const q = (p: number) => round(quantileType8(sorted, p), 2)
     return {
       n,
@@ -384,8 +534,8 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
       p75: q(0.75),
       p90: q(0.9),
       mean: round(sum / n, 2),
-      min: { value: round(min.value, 2), date: CivilDate.format(min.date) },
-      max: { value: round(max.value, 2), date: CivilDate.format(max.date) }
+      min: { value: round(values[min]!, 2), date: CivilDate.format(record.start + min) },
+      max: { value: round(values[max]!, 2), date: CivilDate.format(record.start + max) }
     }
   }
 

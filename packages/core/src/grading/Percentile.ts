@@ -2,10 +2,10 @@
  * Percentile rank, labels and quantiles over sorted samples (the rules: docs/api.md "Weather data").
  */
 
-/** Index of the first element >= x in an ascending array (binary search). */
-export const lowerBound = (sorted: ArrayLike<number>, x: number): number => {
-  let lo = 0
-  let hi = sorted.length
+/** Index of the first element >= x in an ascending array, or in its ascending run [from, to) (binary search). */
+export const lowerBound = (sorted: ArrayLike<number>, x: number, from = 0, to = sorted.length): number => {
+  let lo = from
+  let hi = to
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
     if (sorted[mid]! < x) lo = mid + 1
@@ -14,10 +14,10 @@ export const lowerBound = (sorted: ArrayLike<number>, x: number): number => {
   return lo
 }
 
-/** Index of the first element > x in an ascending array. */
-export const upperBound = (sorted: ArrayLike<number>, x: number): number => {
-  let lo = 0
-  let hi = sorted.length
+/** Index of the first element > x in an ascending array, or in its ascending run [from, to). */
+export const upperBound = (sorted: ArrayLike<number>, x: number, from = 0, to = sorted.length): number => {
+  let lo = from
+  let hi = to
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
     if (sorted[mid]! <= x) lo = mid + 1

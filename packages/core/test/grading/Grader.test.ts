@@ -11,9 +11,11 @@ const recordArb = FastCheck.record({
   years: FastCheck.integer({ min: 1, max: 40 }),
   seed: FastCheck.integer(),
   nanRate: FastCheck.constantFrom(0, 0.05, 0.3),
-  // Whole tenths take the grader's counting sort; arbitrary doubles take the ordinary one.
-  tenths: FastCheck.boolean()
-}).map(({ nanRate, seed, startDay, startYear, tenths, years }) => {
+  // Whole tenths are counted per calendar day when each day's range is narrow (0–6.0), else over
+  // the whole variable (halves to 20); a range too wide to count (tenths to 1,000,000) and
+  // arbitrary doubles take the ordinary sort.
+  kind: FastCheck.constantFrom("narrow", "halves", "wide", "doubles")
+}).map(({ kind, nanRate, seed, startDay, startYear, years }) => {
   let s = seed >>> 0
   const next = () => {
     s = (Math.imul(s ^ (s >>> 15), 2246822507) + 0x9e3779b9) >>> 0
@@ -21,7 +23,14 @@ const recordArb = FastCheck.record({
   }
   const start = d(startYear, 1, 1) + startDay
   const n = Math.round(years * 365.25)
-  const value = () => (tenths ? Math.round(next() * 40) / 2 : next() * 20)
+  const value = () =>
+    kind === "narrow"
+      ? Math.round(next() * 60) / 10
+      : kind === "halves"
+        ? Math.round(next() * 40) / 2
+        : kind === "wide"
+          ? Math.round(next() * 1e7) / 10
+          : next() * 20
   const make = () => Float64Array.from({ length: n }, () => (next() < nanRate ? Number.NaN : value()))
   return { start, tmax: make(), tmin: make(), precip: make() }
 })
@@ -68,6 +77,32 @@ describe("Grader", () => {
       expect(grader.grade("tmax", d(leapYear, 2, 29), 10).n).toBe(Sample.sample(record, "tmax", d(leapYear, 2, 29)).length)
     }
   )
+
+  it("both ways of counting a sample equal the plain rule on every calendar day, at the record's edges", () => {
+    // Sorted columns (a union of slots, no sample gathered) and scans of the record: the union
+    // must be each year's window exactly, where leap and common years or the record's first and
+    // last years disagree about which day is next, with gaps and ties.
+    FastCheck.assert(
+      FastCheck.property(recordArb, FastCheck.integer({ min: 0, max: 1_000_000 }), (record, pick) => {
+        const columns = Grader.makeGrader(record, { columnsAfter: 0 })
+        const scans = Grader.makeGrader(record, { columnsAfter: Number.POSITIVE_INFINITY })
+        const first = CivilDate.toYmd(record.start).year
+        const last = CivilDate.toYmd(record.start + record.tmax.length - 1).year
+        const middle = first + (pick % (last - first + 1))
+        for (const year of new Set([first - 1, first, middle, last, last + 1])) {
+          for (let date = d(year, 1, 1); date <= d(year, 12, 31); date++) {
+            const i = date - record.start
+            // The date's own value (tied with its own window, which the sample leaves out), or a fixed one.
+            const x = i >= 0 && i < record.tmax.length && (pick + i) % 3 !== 0 ? record.tmax[i]! : 10
+            const expected = { ...reference(record, date, x), unit: "°C" }
+            expect([CivilDate.format(date), columns.grade("tmax", date, x)]).toEqual([CivilDate.format(date), expected])
+            expect([CivilDate.format(date), scans.grade("tmax", date, x)]).toEqual([CivilDate.format(date), expected])
+          }
+        }
+      }),
+      { numRuns: 25 }
+    )
+  })
 
   it.prop("a range grades each day of the record as grade() does", [recordArb], ([record]) => {
     const grader = Grader.makeGrader(record)
