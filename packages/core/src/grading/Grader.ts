@@ -1,14 +1,14 @@
 /**
  * The grading rules over one history record, built for speed (the rules: docs/api.md "Weather data").
- * A date's sample is every year's 5-day window around its month and day; the grader never gathers
- * it whole for a view that grades many dates. Each record day is filed under a slot, its calendar
- * day, except where leap and common years (or the record's first and last years) disagree about
- * which windows hold it; each slot's values over every year (a column of ~86) are sorted once, for
- * the whole variable at once. A calendar day's sample is then the union of a fixed set of slots
- * (five to nine columns, already sorted), and a date's sample is that minus its own year's window
- * (at most five values, read from the record), so a percentile is a few binary searches and a few
- * corrections. The first dates graded for a variable (a grade, a forecast) are counted straight
- * from the record instead: building the columns costs as much as ~50 such scans.
+ * A date's sample is every year's 5-day window around its month and day. The first dates graded
+ * for a variable (a grade, a forecast) count it straight from the record. After that (a calendar),
+ * the variable's columns are built once: each record day is filed under a slot, its calendar day,
+ * except where leap and common years (or the record's first and last years) disagree about which
+ * windows hold it, and each slot's values over every year (~86) are counted by tenths (or, when
+ * they are not all whole tenths in a narrow range, sorted). A calendar day's sample is then the
+ * union of a fixed set of slots (five to ten), never gathered, and a date's sample is that minus
+ * its own year's window (at most five values, read from the record): a percentile is two lookups
+ * per slot and a few corrections.
  */
 import * as CivilDate from "../CivilDate.js"
 import type { Climatology, Grade } from "../data/Payloads.js"
@@ -96,7 +96,7 @@ const MAX_PARTS = Math.max(...PARTS_AT.subarray(1).map((end, c) => end - PARTS_A
 
 /** A whole variable's values are counted when their tenths span at most this (±100,000 tenths). */
 const MAX_GLOBAL_RANGE = 200_000
-/** Tenths beyond this are taken for arbitrary numbers, so that every count fits 32 bits. */
+/** Values of more tenths than this are taken for arbitrary numbers, so that tenths fit 32 bits. */
 const MAX_TENTHS = 1e9
 
 // Building is synchronous: scratch shared by every grader, grown to the longest record seen.
@@ -112,21 +112,30 @@ const scratchFor = (length: number) => {
   }
 }
 
-/** The sample of one variable filed by slot, each slot's values ascending. */
-interface Columns {
-  readonly sorted: Float64Array
-  /** Slot `s` holds `sorted[start[s]..start[s + 1]]`. */
+/**
+ * One variable's values filed by slot (slot `s` holds `start[s + 1] - start[s]` of them): counted
+ * by tenths when they are all whole tenths and each slot's span is narrow, else sorted.
+ */
+type Columns = Counted | Sorted
+
+interface Counted extends TenthTables {
+  readonly _tag: "Counted"
   readonly start: Int32Array
-  /** Where each whole tenth starts in each slot, when the values are all tenths (see `TenthTables`). */
-  readonly tables: TenthTables | undefined
+}
+
+interface Sorted {
+  readonly _tag: "Sorted"
+  readonly start: Int32Array
+  /** Slot `s`'s values ascending: `sorted[start[s]..start[s + 1]]`. */
+  readonly sorted: Float64Array
 }
 
 /**
- * For slot `s` whose values run from `lo[s]` to `lo[s] + top[s] - 2` tenths: `at[from[s] + k]` is
- * the index, counted from the slot's start, of its first value of `lo[s] - 1 + k` tenths or more,
- * for k in 0..top[s] + 1. A whole tenth is then ranked in a slot by two lookups (first value of its
- * tenth and of the next), where a binary search would take seven unpredictable steps; a tenth
- * outside the slot's values is clamped to the sentinel just below or just above them.
+ * For slot `s` whose values run from `lo[s]` to `lo[s] + top[s] - 2` tenths: `at[from[s] + k]`
+ * counts its values below `lo[s] - 1 + k` tenths, for k in 0..top[s] + 1. A tenth is then ranked
+ * in a slot by two lookups (the values below it and below the next), where a binary search would
+ * take seven unpredictable steps; a tenth outside the slot's values is clamped to the entry just
+ * below or just above them.
  */
 interface TenthTables {
   readonly at: Uint16Array
@@ -156,6 +165,15 @@ const slotTables = (start: Int32Array): TenthTables | undefined => {
     if (size > MAX_TABLE_PER_VALUE * (start[SLOTS]! + SLOTS)) return undefined
   }
   return { at: new Uint16Array(size), from, lo, top }
+}
+
+/** The least whole tenth t with t / 10 >= x (x not NaN), within the tenths values may have. */
+const tenthAtOrAbove = (x: number): number => {
+  let t = Math.min(Math.max(Math.ceil(x * 10), -MAX_TENTHS - 1), MAX_TENTHS + 1)
+  // x * 10 may be an ulp off: a step either way settles it, t / 10 being how values are read.
+  while (t > -MAX_TENTHS - 1 && (t - 1) / 10 >= x) t--
+  while (t < MAX_TENTHS + 1 && t / 10 < x) t++
+  return t
 }
 
 /** The leap-numbered calendar day and the year of a date. */
@@ -215,11 +233,11 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
   }
 
   /**
-   * Every slot's values of a variable, ascending. Upstream values are whole tenths, in a narrow
-   * range for one calendar day, so each slot is sorted by counting its tenths: all slots at once,
-   * in one table that stays as their `TenthTables`. Where the slots' ranges are too wide for that
-   * (a few large rain totals), the record is ordered by tenths (one counting sort over the whole
-   * variable) and then filed by slot keeping that order (a second one).
+   * Every slot's values of a variable. Upstream values are whole tenths, in a narrow range for one
+   * calendar day, so each slot's tenths are counted (one table for all slots, two passes over the
+   * record) and never sorted. Where the slots' ranges are too wide for that (a few large rain
+   * totals), the record is ordered by tenths (one counting sort over the whole variable) and then
+   * filed by slot keeping that order (a second one), so each slot is sorted.
    */
   const buildColumns = (values: Float64Array): Columns => {
     const keys = slotsOfDays()
@@ -241,47 +259,32 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
       if (t > slotHi[s]!) slotHi[s] = t
     }
     for (let s = 1; s <= SLOTS; s++) start[s]! += start[s - 1]!
-    const sorted = new Float64Array(start[SLOTS]!)
-    if (!plain) {
-      // Not all tenths: filed by slot, then each slot sorted.
-      const at = start.slice()
-      for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) sorted[at[keys[i]!]!++] = values[i]!
-      for (let s = 0; s < SLOTS; s++) sorted.subarray(start[s]!, start[s + 1]!).sort()
-      return { sorted, start, tables: undefined }
-    }
-    const tables = slotTables(start)
+    const tables = plain ? slotTables(start) : undefined
     if (tables !== undefined) {
-      // Each value counted just past its tenth's entry, then running sums within each slot …
+      // Each value counted just past its tenth's entry, then running sums within each slot.
       const { at, from, lo, top } = tables
       const shift = new Int32Array(SLOTS)
       for (let s = 0; s < SLOTS; s++) shift[s] = from[s]! - lo[s]! + 2
       for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) at[shift[keys[i]!]! + tenths[i]!]!++
       for (let s = 0; s < SLOTS; s++) {
-        const o = from[s]!
-        const end = o + top[s]! + 2
-        for (let k = o + 1; k < end; k++) at[k]! += at[k - 1]!
-        // … and each tenth written again as many times as the slot holds it: t / 10 of a value
-        // that passed the check above is that very value.
-        let j = start[s]!
-        for (let k = o + 1; k < end - 2; k++) {
-          const v = (lo[s]! + k - o - 1) / 10
-          for (const stop = start[s]! + at[k + 1]!; j < stop; j++) sorted[j] = v
-        }
+        const end = from[s]! + top[s]! + 2
+        for (let k = from[s]! + 1; k < end; k++) at[k]! += at[k - 1]!
       }
-      return { sorted, start, tables }
+      return { _tag: "Counted", start, at, from, lo, top }
     }
+    const sorted = new Float64Array(start[SLOTS]!)
+    const at = start.slice()
     let lo = MAX_TENTHS
     let hi = -MAX_TENTHS
     for (let s = 0; s < SLOTS; s++) {
       lo = Math.min(lo, slotLo[s]!)
       hi = Math.max(hi, slotHi[s]!)
     }
-    const at = start.slice()
-    if (hi - lo > MAX_GLOBAL_RANGE) {
-      // Too wide a range to count: filed by slot, then each slot sorted.
+    if (!plain || hi - lo > MAX_GLOBAL_RANGE) {
+      // Not all tenths, or too wide a range to count: filed by slot, then each slot sorted.
       for (let i = 0; i < length; i++) if (!Number.isNaN(values[i]!)) sorted[at[keys[i]!]!++] = values[i]!
       for (let s = 0; s < SLOTS; s++) sorted.subarray(start[s]!, start[s + 1]!).sort()
-      return { sorted, start, tables: undefined }
+      return { _tag: "Sorted", start, sorted }
     }
     // The slots of the record's days ordered by value (a stable counting sort over tenths) …
     const range = hi - lo + 1
@@ -300,7 +303,7 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
       const v = (t + lo) / 10
       for (; j < end; j++) sorted[at[order[j]!]!++] = v
     }
-    return { sorted, start, tables: undefined }
+    return { _tag: "Sorted", start, sorted }
   }
 
   // Per variable (tmax, tmin, precip): its columns once built, and how many dates it was asked for.
@@ -331,11 +334,11 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
 
   /**
    * The extreme of the union of a calendar day's slots minus the own values, from the low end
-   * (dir 1) or the high end (dir -1): the slots are walked in merged order until a value that is
-   * not one of the own values.
+   * (dir 1) or the high end (dir -1): the slots are walked in merged order, a value or a tenth at a
+   * time, until one that is not all own values.
    */
   const cursor = new Int32Array(MAX_PARTS)
-  const extreme = (c: Columns, day: number, count: number, dir: 1 | -1): number => {
+  const extremeSorted = (c: Sorted, day: number, count: number, dir: 1 | -1): number => {
     const { sorted, start } = c
     const from = PARTS_AT[day]!
     const parts = PARTS_AT[day + 1]! - from
@@ -369,6 +372,31 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
       }
       if (!skipped) return value
     }
+  }
+
+  const extremeCounted = (c: Counted, day: number, count: number, dir: 1 | -1): number => {
+    const { at, from, lo, start, top } = c
+    let least = MAX_TENTHS
+    let most = -MAX_TENTHS
+    for (let p = PARTS_AT[day]!; p < PARTS_AT[day + 1]!; p++) {
+      const s = PARTS[p]!
+      if (start[s + 1] === start[s]) continue
+      least = Math.min(least, lo[s]!)
+      most = Math.max(most, lo[s]! + top[s]! - 2)
+    }
+    for (let t = dir === 1 ? least : most; t >= least && t <= most; t += dir) {
+      let held = 0
+      for (let p = PARTS_AT[day]!; p < PARTS_AT[day + 1]!; p++) {
+        const s = PARTS[p]!
+        const k = from[s]! + Math.min(Math.max(t - lo[s]! + 1, 0), top[s]!)
+        held += at[k + 1]! - at[k]!
+      }
+      if (held === 0) continue
+      const v = t / 10
+      for (let j = 0; j < count; j++) if (own[j] === v) held--
+      if (held > 0) return v
+    }
+    return Number.NaN
   }
 
   // What `rank` found for the last date it was asked about (grading is synchronous): the sample
@@ -412,22 +440,25 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
 
   /** Ranks `x` in a calendar day's columns minus the date's own window. */
   const rankColumns = (c: Columns, values: Float64Array, date: CivilDate.EpochDay, day: number, year: number, x: number): void => {
-    const { sorted, start, tables } = c
+    const { start } = c
     const count = ownValues(values, date, year)
     let total = 0
     let less = 0
     let equal = 0
-    const tenths = Math.round(x * 10)
-    if (tables !== undefined && tenths / 10 === x) {
-      const { at, from, lo, top } = tables
+    if (c._tag === "Counted") {
+      const { at, from, lo, top } = c
+      // Values below x are those below its tenth (or the next above it); equal ones are that tenth's.
+      const t = Number.isNaN(x) ? 0 : tenthAtOrAbove(x)
+      const exact = t / 10 === x
       for (let p = PARTS_AT[day]!; p < PARTS_AT[day + 1]!; p++) {
         const s = PARTS[p]!
         total += start[s + 1]! - start[s]!
-        const k = from[s]! + Math.min(Math.max(tenths - lo[s]! + 1, 0), top[s]!)
+        const k = from[s]! + Math.min(Math.max(t - lo[s]! + 1, 0), top[s]!)
         less += at[k]!
-        equal += at[k + 1]! - at[k]!
+        if (exact) equal += at[k + 1]! - at[k]!
       }
     } else {
+      const { sorted } = c
       for (let p = PARTS_AT[day]!; p < PARTS_AT[day + 1]!; p++) {
         const s = PARTS[p]!
         const from = start[s]!
@@ -476,8 +507,8 @@ export const makeGrader = (record: DailySeries, options: GraderOptions = {}): Gr
     if (Number.isNaN(x)) return { value: null, unit, percentile: null, label: null, n }
     if (Number.isNaN(p)) return { value: round(x, 2), unit, percentile: null, label: null, n }
     const c = rankedColumns
-    const min = c === undefined ? scannedMin : extreme(c, rankedDay, rankedOwn, 1)
-    const max = c === undefined ? scannedMax : extreme(c, rankedDay, rankedOwn, -1)
+    const min = c === undefined ? scannedMin : c._tag === "Counted" ? extremeCounted(c, rankedDay, rankedOwn, 1) : extremeSorted(c, rankedDay, rankedOwn, 1)
+    const max = c === undefined ? scannedMax : c._tag === "Counted" ? extremeCounted(c, rankedDay, rankedOwn, -1) : extremeSorted(c, rankedDay, rankedOwn, -1)
     return { value: round(x, 2), unit, percentile: round(p, 1), label: label(x, p, min, max), n }
   }
 

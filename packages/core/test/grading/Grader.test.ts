@@ -35,6 +35,14 @@ const recordArb = FastCheck.record({
   return { start, tmax: make(), tmin: make(), precip: make() }
 })
 
+/** The least number above x (x finite and not -0). */
+const nextUp = (x: number) => {
+  if (x === 0) return Number.MIN_VALUE
+  const bits = new BigInt64Array(Float64Array.of(x).buffer)
+  bits[0] = bits[0]! + (x > 0 ? 1n : -1n)
+  return new Float64Array(bits.buffer)[0]!
+}
+
 const reference = (record: ReturnType<typeof recordArb.generate>["value"], date: number, x: number) => {
   const values = Sample.sample(record, "tmax", date).map((v) => v.value)
   const sorted = Float64Array.from(values).sort()
@@ -79,6 +87,7 @@ describe("Grader", () => {
   )
 
   it("both ways of counting a sample equal the plain rule on every calendar day, at the record's edges", () => {
+    const probes = [10, 2.55, 0.1 + 0.2, 2.9999999999999996, -0, 1e300, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0.05]
     // Sorted columns (a union of slots, no sample gathered) and scans of the record: the union
     // must be each year's window exactly, where leap and common years or the record's first and
     // last years disagree about which day is next, with gaps and ties.
@@ -92,8 +101,11 @@ describe("Grader", () => {
         for (const year of new Set([first - 1, first, middle, last, last + 1])) {
           for (let date = d(year, 1, 1); date <= d(year, 12, 31); date++) {
             const i = date - record.start
-            // The date's own value (tied with its own window, which the sample leaves out), or a fixed one.
-            const x = i >= 0 && i < record.tmax.length && (pick + i) % 3 !== 0 ? record.tmax[i]! : 10
+            // The date's own value (tied with its own window, which the sample leaves out), the next
+            // number above it (1.7 + 1 ulp is 17 tenths once multiplied by 10, yet above 1.7), or a
+            // probe: counted columns rank what is not a whole tenth by the tenth at or above it.
+            const own = i >= 0 && i < record.tmax.length ? record.tmax[i]! : Number.NaN
+            const x = [own, nextUp(own), probes[(pick + date) % probes.length]!][(pick + date) % 3]!
             const expected = { ...reference(record, date, x), unit: "°C" }
             expect([CivilDate.format(date), columns.grade("tmax", date, x)]).toEqual([CivilDate.format(date), expected])
             expect([CivilDate.format(date), scans.grade("tmax", date, x)]).toEqual([CivilDate.format(date), expected])
