@@ -88,9 +88,9 @@ describe("Grader", () => {
 
   it("both ways of counting a sample equal the plain rule on every calendar day, at the record's edges", () => {
     const probes = [10, 2.55, 0.1 + 0.2, 2.9999999999999996, -0, 1e300, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0.05]
-    // Sorted columns (a union of slots, no sample gathered) and scans of the record: the union
-    // must be each year's window exactly, where leap and common years or the record's first and
-    // last years disagree about which day is next, with gaps and ties.
+    // Columns (a union of slots, counted or sorted, no sample gathered) and scans of the record:
+    // the union must be each year's window exactly, where leap and common years or the record's
+    // first and last years disagree about which day is next, with gaps and ties.
     FastCheck.assert(
       FastCheck.property(recordArb, FastCheck.integer({ min: 0, max: 1_000_000 }), (record, pick) => {
         const columns = Grader.makeGrader(record, { columnsAfter: 0 })
@@ -102,7 +102,7 @@ describe("Grader", () => {
           for (let date = d(year, 1, 1); date <= d(year, 12, 31); date++) {
             const i = date - record.start
             // The date's own value (tied with its own window, which the sample leaves out), the next
-            // number above it (1.7 + 1 ulp is 17 tenths once multiplied by 10, yet above 1.7), or a
+            // number above it (1.7 + 1 ulp, times 10, rounds to 17, yet it is above 1.7), or a
             // probe: counted columns rank what is not a whole tenth by the tenth at or above it.
             const own = i >= 0 && i < record.tmax.length ? record.tmax[i]! : Number.NaN
             const x = [own, nextUp(own), probes[(pick + date) % probes.length]!][(pick + date) % 3]!
@@ -116,13 +116,15 @@ describe("Grader", () => {
     )
   })
 
-  it.prop("a range grades each day of the record as grade() does", [recordArb], ([record]) => {
-    const grader = Grader.makeGrader(record)
+  it.prop("a range grades each day of the record as grade() does, from columns or scans", [recordArb], ([record]) => {
+    const columns = Grader.makeGrader(record, { columnsAfter: 0 })
+    const scans = Grader.makeGrader(record)
     const from = record.start + 100
     const to = Math.min(record.start + 140, record.start + record.tmax.length - 1)
-    const range = grader.gradeRecordRange("precip", from, to)
+    const range = columns.gradeRecordRange("precip", from, to)
+    expect(scans.gradeRecordRange("precip", from, to)).toEqual(range)
     for (let date = from; date <= to; date++) {
-      const single = grader.grade("precip", date, record.precip[date - record.start]!)
+      const single = scans.grade("precip", date, record.precip[date - record.start]!)
       expect([range.values[date - from], range.percentiles[date - from]]).toEqual([single.value, single.percentile])
     }
   })
