@@ -7,8 +7,10 @@
  *       service's own time: the request's latency minus the time its upstream calls took).
  * (a) and (b) run the two servers in turns (BENCH_ROUNDS, default 4, of BENCH_SECONDS / rounds
  * each): on a shared machine the ratio of the same run is what counts, printed with the load average.
- * The service runs as its own process (apps/server/dist/main.js, in-memory PGlite), as does the
- * bare server, so autocannon does not share their event loop.
+ * The service runs as its own process (apps/server/dist/main.js, on the embedded database in a new
+ * DATA_DIR, as deployed; DATABASE_URL=memory:// for the in-memory one, whose files live in JS arrays
+ * that are copied as they grow), as does the bare server, so autocannon does not share their
+ * event loop.
  * BENCH_SERVICE_ENV (JSON) adds to the service's environment, e.g. '{"ACCESS_LOG":"off"}'.
  *   pnpm bench:http [a|b|c]
  */
@@ -133,7 +135,10 @@ const main = Effect.gen(function* () {
   const service = yield* Effect.promise(() =>
     startProcess([...profile, ...serviceFlags, join(root, "apps/server/dist/main.js")], {
       PORT: "0",
-      DATABASE_URL: process.env.DATABASE_URL ?? "memory://",
+      // The embedded database as deployed (files in a new DATA_DIR), unless DATABASE_URL says
+      // otherwise (memory:// or a server).
+      DATABASE_URL: process.env.DATABASE_URL ?? "",
+      DATA_DIR: join(mkdtempSync(join(tmpdir(), "bench-http-data-")), "data"),
       AUTH_SECRET: "b".repeat(40),
       LOG_FORMAT: "json",
       ...FakeEnv.upstreams(weather, geocoder),
@@ -202,7 +207,8 @@ const main = Effect.gen(function* () {
   }
 
   if (which === undefined || which === "c") {
-    console.log("(c) cold bundle for a new cell, 85-year history, upstreams on loopback — target ≤ 80 ms of the service's own time")
+    const database = process.env.DATABASE_URL === undefined || process.env.DATABASE_URL === "" ? "embedded, on disk" : process.env.DATABASE_URL.startsWith("memory") ? "embedded, in memory" : "PostgreSQL"
+    console.log(`(c) cold bundle for a new cell, 85-year history, upstreams on loopback, database ${database} — target ≤ 80 ms of the service's own time`)
     const own: Array<number> = []
     const totals: Array<number> = []
     const cpuBefore = cpuSeconds(service.child.pid!)
