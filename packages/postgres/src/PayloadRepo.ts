@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Lru, PayloadStore, type StoredPayload } from "@climate-grade/core"
+import { Lru, type PayloadKey, PayloadStore, type StoredPayload } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -35,7 +35,7 @@ export const make = (options: PayloadRepoOptions = {}) =>
       weigh: (payload) => payload.json.byteLength + payload.token.length + 128
     })
     const remember = (id: string, payload: StoredPayload) => memory.set(id, payload)
-    const idOf = (key: { cell: string; view: string; params: string }) => `${key.view}|${key.cell}|${key.params}`
+    const idOf = (key: { cell: string; view: string; params: string }): string => `${key.view}|${key.cell}|${key.params}`
     const stored = SqlSchema.findOne({
       Request: Schema.Struct({ cell: Schema.String, view: Schema.String, params: Schema.String }),
       Result: Row,
@@ -43,33 +43,80 @@ export const make = (options: PayloadRepoOptions = {}) =>
         sql`select token, json from payloads where cell_key = ${key.cell} and view = ${key.view} and params = ${key.params}`
     })
 
-    return PayloadStore.of({
-      get: (key) =>
-        Effect.suspend(() => {
-          const id = idOf(key)
-          // A hit becomes the most recently used.
-          const hit = memory.get(id)
-          if (hit !== undefined) return Effect.succeedSome(hit)
-          return stored(key).pipe(
-            Effect.map(
-              Option.map((row) => {
-                const payload = { token: row.token, json: row.json }
-                remember(id, payload)
-                return payload
-              })
-            ),
-            Effect.orDie
-          )
-        }),
-      put: (key, payload) =>
-        sql`insert into payloads (cell_key, view, params, token, json)
-            values (${key.cell}, ${key.view}, ${key.params}, ${payload.token}, ${Buffer.from(payload.json)})
-            on conflict (cell_key, view, params) do update
-            set token = excluded.token, json = excluded.json, created_at = now()`.pipe(
-          Effect.tap(() => Effect.sync(() => remember(idOf(key), payload))),
-          Effect.asVoid,
+    const Rows = Schema.Struct({ view: Schema.String, params: Schema.String, token: Schema.String, json: Schema.Uint8ArrayFromSelf })
+    /** One cell's payloads under several (view, params), read in one statement. */
+    const storedOfCell = SqlSchema.findAll({
+      Request: Schema.Struct({ cell: Schema.String, keys: Schema.Array(Schema.Struct({ view: Schema.String, params: Schema.String })) }),
+      Result: Rows,
+      execute: ({ cell, keys }) =>
+        sql`select view, params, token, json from payloads where cell_key = ${cell} and ${sql.or(
+          keys.map((k) => sql.and([sql`view = ${k.view}`, sql`params = ${k.params}`]))
+        )}`
+    })
+    const write = (entries: ReadonlyArray<readonly [PayloadKey, StoredPayload]>) =>
+      sql`insert into payloads ${sql.insert(
+        entries.map(([key, payload]) => ({
+          cell_key: key.cell,
+          view: key.view,
+          params: key.params,
+          token: payload.token,
+          json: Buffer.from(payload.json.buffer, payload.json.byteOffset, payload.json.byteLength)
+        }))
+      )}
+        on conflict (cell_key, view, params) do update
+        set token = excluded.token, json = excluded.json, created_at = now()`.pipe(
+        Effect.tap(() => Effect.sync(() => entries.forEach(([key, payload]) => remember(idOf(key), payload)))),
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    const get = (key: PayloadKey) =>
+      Effect.suspend(() => {
+        const id = idOf(key)
+        // A hit becomes the most recently used.
+        const hit = memory.get(id)
+        if (hit !== undefined) return Effect.succeedSome(hit)
+        return stored(key).pipe(
+          Effect.map(
+            Option.map((row) => {
+              const payload = { token: row.token, json: row.json }
+              remember(id, payload)
+              return payload
+            })
+          ),
           Effect.orDie
         )
+      })
+
+    return PayloadStore.of({
+      get,
+      getAll: (keys) =>
+        Effect.suspend(() => {
+          const found = keys.map((key) => Option.fromNullable(memory.get(idOf(key))))
+          const missing = keys.filter((_, i) => Option.isNone(found[i]!))
+          if (missing.length === 0) return Effect.succeed(found)
+          // A bundle's keys are one cell's; any others are read one by one.
+          const cell = missing[0]!.cell
+          const sameCell = missing.filter((k) => k.cell === cell)
+          return Effect.gen(function* () {
+            const rows = yield* storedOfCell({ cell, keys: sameCell.map((k) => ({ view: k.view, params: k.params })) }).pipe(Effect.orDie)
+            const byId = new Map<string, StoredPayload>(rows.map((row) => [idOf({ cell, view: row.view, params: row.params }), { token: row.token, json: row.json }]))
+            const result: Array<Option.Option<StoredPayload>> = []
+            for (let i = 0; i < keys.length; i++) {
+              const key = keys[i]!
+              if (Option.isSome(found[i]!)) result.push(found[i]!)
+              else if (key.cell !== cell) result.push(yield* get(key))
+              else {
+                const row = byId.get(idOf(key))
+                if (row !== undefined) remember(idOf(key), row)
+                result.push(Option.fromNullable(row))
+              }
+            }
+            return result
+          })
+        }),
+      put: (key, payload) => write([[key, payload]]),
+      putAll: (entries) => (entries.length === 0 ? Effect.void : write(entries))
     })
   })
 

@@ -40,6 +40,34 @@ for (const backend of backends) {
           const restarted = yield* PayloadRepo.make()
           expect(Option.map(yield* restarted.get(key), (p) => p.token)).toEqual(Option.some("t2"))
         }))
+
+      it.effect("writes several payloads in one statement and reads several back in order, from memory and the table", () =>
+        Effect.gen(function* () {
+          const store = yield* PayloadStore
+          const cell = "3.00,4.00"
+          const key = (view: "grade" | "forecast" | "calendar" | "day", params = view) => ({ cell, view, params })
+          yield* store.putAll([
+            [key("grade"), { token: "g1", json: bytes('{"g":1}') }],
+            [key("forecast"), { token: "f1", json: bytes('{"f":"é"}') }],
+            [key("day", "2025-06-01"), { token: "d1", json: bytes("[]") }]
+          ])
+          // Replacing one, beside a new one: the conflict rule applies row by row.
+          yield* store.putAll([
+            [key("grade"), { token: "g2", json: bytes('{"g":2}') }],
+            [key("calendar"), { token: "c1", json: bytes('{"c":1}') }]
+          ])
+          const read = (s: typeof store) =>
+            Effect.map(
+              s.getAll([key("grade"), key("calendar"), key("day", "2025-06-02"), key("forecast"), { cell: "5.00,6.00", view: "grade", params: "grade" }, key("day", "2025-06-01")]),
+              (found) => found.map(Option.match({ onNone: () => null, onSome: (p) => `${p.token}:${text(p.json)}` }))
+            )
+          const expected = ["g2:{\"g\":2}", "c1:{\"c\":1}", null, "f1:{\"f\":\"é\"}", null, "d1:[]"]
+          // Two of them in the two-entry memory, the rest from the table.
+          expect(yield* read(store)).toEqual(expected)
+          // A fresh store (a restart): all from the table, in one read for the cell.
+          expect(yield* read(yield* PayloadRepo.make())).toEqual(expected)
+          expect(yield* store.getAll([])).toEqual([])
+        }))
     })
   })
 }

@@ -30,25 +30,24 @@ const payloadOf = (token: string, value: unknown): StoredPayload => ({ token, js
  * Stores a payload without holding the answer for the write: the table is a cache of what can be
  * rebuilt, so a failed write costs a rebuild later, never a failed request.
  */
-const keep = (store: PayloadStore["Type"], key: PayloadKey, payload: StoredPayload) =>
-  Effect.asVoid(
-    Effect.forkDaemon(
-      store.put(key, payload).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not store a payload", cause)))
-    )
-  )
+const keep = (store: PayloadStore["Type"], entries: ReadonlyArray<readonly [PayloadKey, StoredPayload]>) =>
+  entries.length === 0
+    ? Effect.void
+    : Effect.asVoid(
+        Effect.forkDaemon(
+          (entries.length === 1 ? store.put(entries[0]![0], entries[0]![1]) : store.putAll(entries)).pipe(
+            Effect.catchAllCause((cause) => Effect.logWarning("could not store a payload", cause))
+          )
+        )
+      )
 
 /** What is stored under `key`, if its token is still `token`. */
 const validStored = (store: PayloadStore["Type"], key: PayloadKey, token: string) =>
   Effect.map(store.get(key), Option.filter((stored) => stored.token === token))
 
-/** Built now, and stored (in the background) when the plan allows: the value and its payload. */
-const built = <A>(store: PayloadStore["Type"], plan: Plan<A>) =>
-  Effect.gen(function* () {
-    const value = yield* plan.build
-    const payload = payloadOf(plan.token, value)
-    if (plan.storable) yield* keep(store, plan.key, payload)
-    return { value, payload }
-  })
+/** Built now: the value and its payload. */
+const built = <A>(plan: Plan<A>) =>
+  Effect.map(plan.build, (value) => ({ value, payload: payloadOf(plan.token, value) }))
 
 /** One view's bytes: stored while its token holds, else built now (and stored when allowed). */
 export const view = <A>(plan: Plan<A>): Effect.Effect<Replayed, never, PayloadStore> =>
@@ -56,7 +55,9 @@ export const view = <A>(plan: Plan<A>): Effect.Effect<Replayed, never, PayloadSt
     const store = yield* PayloadStore
     const held = yield* validStored(store, plan.key, plan.token)
     if (Option.isSome(held)) return { payload: held.value, tier: "stored" as const }
-    return { payload: (yield* built(store, plan)).payload, tier: "built" as const }
+    const { payload } = yield* built(plan)
+    if (plan.storable) yield* keep(store, [[plan.key, payload]])
+    return { payload, tier: "built" as const }
   })
 
 /**
@@ -67,29 +68,37 @@ export const bundle = (plan: BundlePlan): Effect.Effect<Replayed, never, Payload
   Effect.gen(function* () {
     const store = yield* PayloadStore
     const { grade, forecast, calendar, day } = plan.slices
-    const heldSlice = <A>(slice: Plan<A> | null) =>
-      slice === null ? Effect.succeedNone : validStored(store, slice.key, slice.token)
-    // Every read first, together: on a one-connection store a read issued after a slice's
-    // background write would wait for it.
-    const [own, g, f, c, d] = yield* Effect.all(
-      [validStored(store, plan.key, plan.token), heldSlice(grade), heldSlice(forecast), heldSlice(calendar), heldSlice(day)],
-      { concurrency: "unbounded" }
-    )
-    if (Option.isSome(own)) return { payload: own.value, tier: "stored" as const }
-    const dataOf = <A>(slice: Plan<A> | null, held: Option.Option<StoredPayload>) =>
-      slice === null
-        ? Effect.succeed(null)
-        : Option.match(held, {
-            onNone: () => Effect.map(built(store, slice), (b) => b.value),
-            onSome: (stored) => Effect.sync(() => JSON.parse(decoder.decode(stored.json)) as A)
-          })
+    const parts = [grade, forecast, calendar, day] as const
+    // Every read first, in one go: on a one-connection store a read issued after a slice's
+    // background write would wait for it, and one statement costs less than five.
+    const [own, ...found] = yield* store.getAll([plan.key, ...parts.flatMap((s) => (s === null ? [] : [s.key]))])
+    const valid = (stored: Option.Option<StoredPayload> | undefined, token: string) =>
+      Option.filter(stored ?? Option.none(), (s) => s.token === token)
+    const ownValid = valid(own, plan.token)
+    if (Option.isSome(ownValid)) return { payload: ownValid.value, tier: "stored" as const }
+    // What was read for each part, by its place among the parts that are there.
+    let next = 0
+    const held = parts.map((s) => (s === null ? Option.none<StoredPayload>() : (found[next++] ?? Option.none<StoredPayload>())))
+    // Each slice read back while its token holds, else built now; what is built is stored below,
+    // with the bundle, in one background write.
+    const toStore: Array<readonly [PayloadKey, StoredPayload]> = []
+    const dataOf = <A>(slice: Plan<A> | null, index: number) => {
+      if (slice === null) return Effect.succeed(null)
+      const stored = valid(held[index], slice.token)
+      if (Option.isSome(stored)) return Effect.sync(() => JSON.parse(decoder.decode(stored.value.json)) as A)
+      return Effect.map(built(slice), ({ payload, value }) => {
+        if (slice.storable) toStore.push([slice.key, payload])
+        return value
+      })
+    }
     const data = yield* Effect.all({
-      grade: dataOf(grade, g),
-      forecast: dataOf(forecast, f),
-      calendar: dataOf(calendar, c),
-      day: dataOf(day, d)
+      grade: dataOf(grade, 0),
+      forecast: dataOf(forecast, 1),
+      calendar: dataOf(calendar, 2),
+      day: dataOf(day, 3)
     })
     const payload = payloadOf(plan.token, plan.assemble(data))
-    if (plan.storable) yield* keep(store, plan.key, payload)
+    if (plan.storable) toStore.push([plan.key, payload])
+    yield* keep(store, toStore)
     return { payload, tier: "built" as const }
   })

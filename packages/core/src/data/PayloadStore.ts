@@ -24,6 +24,10 @@ export class PayloadStore extends Context.Tag("@climate-grade/core/PayloadStore"
   PayloadStore,
   {
     readonly get: (key: PayloadKey) => Effect.Effect<Option.Option<StoredPayload>>
+    /** Several keys' payloads, in their order, read together (one statement where the store can). */
+    readonly getAll: (keys: ReadonlyArray<PayloadKey>) => Effect.Effect<ReadonlyArray<Option.Option<StoredPayload>>>
     readonly put: (key: PayloadKey, payload: StoredPayload) => Effect.Effect<void>
+    /** Several payloads written together (one statement where the store can). */
+    readonly putAll: (entries: ReadonlyArray<readonly [PayloadKey, StoredPayload]>) => Effect.Effect<void>
   }
 >() {}

@@ -20,15 +20,19 @@ const memoryStore = (failing = false) => {
   const rows = new Map<string, StoredPayload>()
   const puts: Array<string> = []
   const id = (key: PayloadKey) => `${key.cell}|${key.view}|${key.params}`
+  const put = (key: PayloadKey, payload: StoredPayload) =>
+    failing
+      ? Effect.die(new Error("database gone"))
+      : Effect.sync(() => {
+          puts.push(id(key))
+          rows.set(id(key), payload)
+        })
+  const get = (key: PayloadKey) => Effect.sync(() => Option.fromNullable(rows.get(id(key))))
   const store = PayloadStore.of({
-    get: (key) => Effect.sync(() => Option.fromNullable(rows.get(id(key)))),
-    put: (key, payload) =>
-      failing
-        ? Effect.die(new Error("database gone"))
-        : Effect.sync(() => {
-            puts.push(id(key))
-            rows.set(id(key), payload)
-          })
+    get,
+    getAll: (keys) => Effect.forEach(keys, get),
+    put,
+    putAll: (entries) => Effect.forEach(entries, ([key, payload]) => put(key, payload), { discard: true })
   })
   const hold = (key: PayloadKey, held: Held, token: string, value: unknown) => {
     if (held !== "absent") rows.set(id(key), { token: held === "valid" ? token : `old-${token}`, json: json(value) })
