@@ -45,7 +45,7 @@ for (const backend of backends) {
         Effect.gen(function* () {
           const store = yield* PayloadStore
           const cell = "3.00,4.00"
-          const key = (view: "grade" | "forecast" | "calendar" | "day", params = view) => ({ cell, view, params })
+          const key = (view: "grade" | "forecast" | "calendar" | "day", params: string = view) => ({ cell, view, params })
           yield* store.putAll([
             [key("grade"), { token: "g1", json: bytes('{"g":1}') }],
             [key("forecast"), { token: "f1", json: bytes('{"f":"é"}') }],
