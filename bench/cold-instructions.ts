@@ -18,6 +18,7 @@ import { join } from "node:path"
 import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import { fetchRaw } from "./support/Bare.js"
+import { annotate } from "./support/Callgrind.js"
 
 const root = join(import.meta.dirname, "..")
 const WARM = Number(process.env.BENCH_WARM ?? 6)
@@ -82,16 +83,8 @@ const main = Effect.gen(function* () {
     for (let waited = 0; dumped() === undefined && waited < 60_000; waited += 100) await sleep(100)
     child.kill("SIGKILL")
     const file = join(work, dumped()!)
-    const annotated = run("callgrind_annotate", ["--threshold=99", file])
-    const total = Number(/([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS/.exec(annotated)![1]!.replaceAll(",", ""))
-    console.log(`cold bundle, 85 years, embedded database: ${(total / CELLS / 1e6).toFixed(1)} M instructions per cold cell (${CELLS} cells after ${WARM} for warm-up, callgrind, all threads)`)
-    const byFunction = new Map<string, number>()
-    for (const line of annotated.split("\n")) {
-      const m = /^\s*([\d,]+) \([^)]*\)\s+(.+)$/.exec(line)
-      if (m === null || m[2]!.includes("PROGRAM TOTALS")) continue
-      const fn = m[2]!.startsWith("???:0x") ? "(JavaScript and WASM, compiled)" : m[2]!.replace(/ \[.*\]$/, "")
-      byFunction.set(fn, (byFunction.get(fn) ?? 0) + Number(m[1]!.replaceAll(",", "")) / CELLS)
-    }
+    const { total, byFunction } = annotate(file, CELLS)
+    console.log(`cold bundle, 85 years, embedded database: ${(total / 1e6).toFixed(1)} M instructions per cold cell (${CELLS} cells after ${WARM} for warm-up, callgrind, all threads)`)
     // V8's collector, by its function names (its generated code is not among them).
     const collector = [...byFunction].filter(([fn]) => /Scaveng|Mark|Sweep|Evacuat|Compact|v8::internal::Heap::|RememberedSet|SlotSet|Remembered/.test(fn))
     console.log(`  of which the collector: ${(collector.reduce((sum, [, n]) => sum + n, 0) / 1e6).toFixed(1)} M (functions named after its phases)`)

@@ -18,6 +18,7 @@ import { dirname, join } from "node:path"
 import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import { bareServerScript, fetchRaw, headersAsSent } from "./support/Bare.js"
+import { annotate } from "./support/Callgrind.js"
 
 const root = join(import.meta.dirname, "..")
 const ANSWERS = Number(process.env.BENCH_ANSWERS ?? 20_000)
@@ -62,17 +63,8 @@ const count = (name: string, pid: number, url: string, headers: Record<string, s
   for (let waited = 0; dumped() === undefined && waited < 60_000; waited += 100) execFileSync("sleep", ["0.1"])
   if (dumped() === undefined) throw new Error(`callgrind wrote no dump for ${name} in ${work}`)
   const file = join(work, dumped()!)
-  const annotated = run("callgrind_annotate", ["--threshold=99", file])
-  const total = Number(/([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS/.exec(annotated)![1]!.replaceAll(",", ""))
-  const byFunction = new Map<string, number>()
-  for (const line of annotated.split("\n")) {
-    const m = /^\s*([\d,]+) \([^)]*\)\s+(.+)$/.exec(line)
-    if (m === null || m[2]!.includes("PROGRAM TOTALS")) continue
-    // V8's generated code has no symbols: counted together.
-    const fn = m[2]!.startsWith("???:0x") ? "(JavaScript, compiled)" : m[2]!.replace(/ \[.*\]$/, "")
-    byFunction.set(fn, (byFunction.get(fn) ?? 0) + Number(m[1]!.replaceAll(",", "")) / ANSWERS)
-  }
-  return { perAnswer: total / ANSWERS, byFunction }
+  const { total, byFunction } = annotate(file, ANSWERS)
+  return { perAnswer: total, byFunction }
 }
 
 const main = Effect.gen(function* () {

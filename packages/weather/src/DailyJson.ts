@@ -131,72 +131,56 @@ const read = <Name extends string>(b: Uint8Array, names: ReadonlyArray<Name>): D
     const value = decimals === 0 ? mantissa : mantissa / POW10[decimals]!
     return negative ? -value : value
   }
-  const skipValue = (depth: number): void => {
+  /**
+   * `open item, item, … close` (an object's members or an array's items), or `open close`; `item`
+   * reads one where it starts. For the few containers read this way: the two long arrays have
+   * loops of their own below.
+   */
+  const sequence = (open: number, close: number, item: () => void) => {
     ws()
-    const c = b[i]
-    if (c === 0x22) skipString()
-    else if (c === 0x7b) {
-      if (depth > MAX_DEPTH) throw DECLINE
-      i++
-      ws()
-      if (b[i] === 0x7d) {
-        i++
-        return
-      }
-      for (;;) {
-        ws()
-        if (b[i] !== 0x22) throw DECLINE
-        skipString()
-        expect(0x3a)
-        skipValue(depth + 1)
-        ws()
-        const d = b[i++]
-        if (d === 0x2c) continue
-        if (d === 0x7d) return
-        throw DECLINE
-      }
-    } else if (c === 0x5b) {
-      if (depth > MAX_DEPTH) throw DECLINE
-      i++
-      ws()
-      if (b[i] === 0x5d) {
-        i++
-        return
-      }
-      for (;;) {
-        skipValue(depth + 1)
-        ws()
-        const d = b[i++]
-        if (d === 0x2c) continue
-        if (d === 0x5d) return
-        throw DECLINE
-      }
-    } else if (c === 0x74) literal(TRUE)
-    else if (c === 0x66) literal(FALSE)
-    else if (c === 0x6e) literal(NULL)
-    else number()
-  }
-  /** `{ key: value, … }`, each key handed to `member` with the position at its value. */
-  const object = (member: (key: string) => void) => {
-    ws()
-    if (b[i] !== 0x7b) throw DECLINE
+    if (b[i] !== open) throw DECLINE
     i++
     ws()
-    if (b[i] === 0x7d) {
+    if (b[i] === close) {
       i++
       return
     }
     for (;;) {
+      item()
+      ws()
+      const d = b[i++]
+      if (d === 0x2c) continue
+      if (d === close) return
+      throw DECLINE
+    }
+  }
+  /** `{ key: value, … }`, each key handed to `member` with the position at its value. */
+  const object = (member: (key: string) => void) =>
+    sequence(0x7b, 0x7d, () => {
       const key = string()
       expect(0x3a)
       ws()
       member(key)
-      ws()
-      const d = b[i++]
-      if (d === 0x2c) continue
-      if (d === 0x7d) return
-      throw DECLINE
-    }
+    })
+  const skipValue = (depth: number): void => {
+    ws()
+    const c = b[i]
+    if (c === 0x22) skipString()
+    else if (c === 0x7b || c === 0x5b) {
+      if (depth > MAX_DEPTH) throw DECLINE
+      if (c === 0x7b) {
+        sequence(0x7b, 0x7d, () => {
+          ws()
+          if (b[i] !== 0x22) throw DECLINE
+          skipString()
+          expect(0x3a)
+          skipValue(depth + 1)
+        })
+      } else sequence(0x5b, 0x5d, () => skipValue(depth + 1))
+    } else if (c === 0x74) literal(TRUE)
+    else if (c === 0x66) literal(FALSE)
+    else if (c === 0x6e) literal(NULL)
+    else number()
   }
   /** `[ "…", … ]`: the count and the two ends. The hot loops keep their position in a local. */
   const times = () => {
