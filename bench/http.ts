@@ -12,6 +12,8 @@
  * that are copied as they grow), as does the bare server, so autocannon does not share their
  * event loop.
  * BENCH_SERVICE_ENV (JSON) adds to the service's environment, e.g. '{"ACCESS_LOG":"off"}'.
+ * BENCH_NODE_FLAGS and BENCH_BARE_FLAGS add Node flags to the service's and the bare servers'
+ * command lines: "--perf-basic-prof" on both names JavaScript functions in a `perf record` of each.
  *   pnpm bench:http [a|b|c]
  */
 import { execFileSync } from "node:child_process"
@@ -47,12 +49,15 @@ const startProcess = (args: Array<string>, env: Record<string, string>) =>
 const profileFlags = process.env.BENCH_PROFILE === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
 /** BENCH_NODE_FLAGS adds Node flags to the service's command line only, e.g. "--trace-gc" (V8's flags are refused in NODE_OPTIONS). */
 const serviceFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "")
+/** BENCH_BARE_FLAGS: the same for the bare servers (e.g. "--perf-basic-prof", to read a `perf record` of both). */
+const bareFlags = (process.env.BENCH_BARE_FLAGS ?? "").split(" ").filter((f) => f !== "")
 
 /** A bare node:http server that answers every request with fixed status, headers and body. */
 const bareServer = (status: number, headers: Record<string, string>, body: Buffer) =>
   startProcess(
     [
       ...profileFlags,
+      ...bareFlags,
       "-e",
       bareServerScript(status, headers, body)
     ],

@@ -59,7 +59,7 @@ describe("LogLines", () => {
     }
   })
 
-  it("lines are written together at the end of the turn, in order; a full batch and flush() write at once", async () => {
+  it("without a delay, a turn's lines go in one write at its end, in order; a turn of more than a batch in parts", async () => {
     const chunks: Array<string> = []
     const sink = batched({ write: (chunk: Uint8Array | string) => chunks.push(Buffer.from(chunk).toString()) }, { maxBytes: 100 })
     sink.write("one")
@@ -67,21 +67,60 @@ describe("LogLines", () => {
     expect(chunks).toEqual([])
     await new Promise((resolve) => setImmediate(resolve))
     expect(chunks).toEqual(["one\ntwo\n"])
-    // A line of 9 characters takes 10 bytes with its newline but might take 28: after eight of them
-    // (80 bytes) a ninth might not fit in 100, so the eight go first.
+    // A line of 9 characters takes 10 bytes with its newline but might take 28: four of them might
+    // not fit in 100 bytes, so every fourth line writes the turn so far.
     for (let i = 0; i < 9; i++) sink.write(`line ${String(i).padStart(4, "0")}`)
-    expect(chunks).toHaveLength(2)
-    expect(chunks[1]).toBe(Array.from({ length: 8 }, (_, i) => `line 000${i}\n`).join(""))
+    const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `line 000${from + i}\n`).join("")
+    expect(chunks.slice(1)).toEqual([lines(0, 4), lines(4, 8)])
     sink.flush()
-    // Text beyond ASCII is written as UTF-8, whole; a line longer than a batch goes alone.
+    expect(chunks.slice(3)).toEqual([lines(8, 9)])
+    // Text beyond ASCII is written as UTF-8, whole.
     sink.write("Zürich — 東京")
-    sink.write("x".repeat(40))
-    expect(chunks.slice(2)).toEqual(["line 0008\n", "Zürich — 東京\n", `${"x".repeat(40)}\n`])
     sink.write("last")
-    sink.flush()
-    expect(chunks.at(-1)).toBe("last\n")
     await new Promise((resolve) => setImmediate(resolve))
-    expect(chunks).toHaveLength(6)
+    expect(chunks.slice(4)).toEqual(["Zürich — 東京\nlast\n"])
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(chunks).toHaveLength(5)
+  })
+
+  it("with a delay, the pending bytes are written before lines that would not fit after them; a turn longer than a batch goes alone", async () => {
+    const chunks: Array<string> = []
+    const sink = batched({ write: (chunk: Uint8Array | string) => chunks.push(Buffer.from(chunk).toString()) }, { delayMs: 60_000, maxBytes: 100 })
+    // 10 bytes each: three might take 84, so the turn is encoded after each third line (30 bytes pending).
+    for (let i = 0; i < 9; i++) sink.write(`line ${String(i).padStart(4, "0")}`)
+    expect(chunks).toEqual([])
+    // 90 bytes pending: the next line might not fit, and its exact size (10) still fits in 100.
+    sink.write("xxxxxxxxx")
+    sink.flush()
+    expect(chunks).toEqual([`${Array.from({ length: 9 }, (_, i) => `line 000${i}\n`).join("")}xxxxxxxxx\n`])
+    sink.write("pending")
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(chunks).toHaveLength(1)
+    // A turn of 126 bytes: what was pending first, then the turn on its own.
+    sink.write("short")
+    sink.write("y".repeat(119))
+    expect(chunks.slice(1)).toEqual(["pending\n", `short\n${"y".repeat(119)}\n`])
+    sink.flush()
+    expect(chunks).toHaveLength(3)
+  })
+
+  it("the pending bytes are used again only once a write has taken them whole", () => {
+    // A stream that keeps chunks to write later: each batch must stay as it was written.
+    const kept: Array<Uint8Array> = []
+    const later = batched({ write: (chunk: Uint8Array | string) => kept.push(chunk as Uint8Array), writableLength: 1 }, { delayMs: 60_000 })
+    later.write("first")
+    later.flush()
+    later.write("second")
+    later.flush()
+    expect(kept.map((c) => Buffer.from(c).toString())).toEqual(["first\n", "second\n"])
+    // One that writes at once (a file, a pipe Node writes synchronously): the same bytes again.
+    const taken: Array<Uint8Array> = []
+    const now = batched({ write: (chunk: Uint8Array | string) => taken.push(chunk as Uint8Array), writableLength: 0 }, { delayMs: 60_000 })
+    now.write("first")
+    now.flush()
+    now.write("again")
+    now.flush()
+    expect(taken[0]!.buffer).toBe(taken[1]!.buffer)
   })
 
   it("with a delay, lines wait for it (not for the end of the turn), then go together", async () => {

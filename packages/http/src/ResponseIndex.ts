@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import { CACHE_CONTROL, ifNoneMatchMatches, VARY } from "./ConditionalGet.js"
 import { type Encoded, sendsGzip } from "./Compression.js"
 import { HEADER as REQUEST_ID } from "./RequestId.js"
+import * as PrebuiltHead from "./PrebuiltHead.js"
 import * as SecurityHeaders from "./SecurityHeaders.js"
 
 export interface Held {
@@ -25,14 +26,20 @@ export interface Held {
  * fixed headers, and whatever it needs per URL (its metric series, its loggable path).
  */
 interface Entry<E> extends Held {
-  /** The 304's headers, flat (name, value, …), with the front door's own fixed headers. */
+  /** The answer's fixed headers, flat (name, value, …): its caching headers and the front door's own. */
   head: Array<string> | undefined
-  /**
-   * The whole 304 head over plain HTTP and over https (with `Strict-Transport-Security`), made
-   * once: its last value is the request id's slot, written just before each answer is sent.
-   */
-  notModified: { readonly plain: Array<string>; readonly https: Array<string> } | undefined
+  /** Those as checked lines (`PrebuiltHead`), for each form of answer, over plain HTTP and over https. */
+  lines: Prebuilt | undefined
   edge: E | undefined
+}
+
+interface Prebuilt {
+  readonly notModified: PrebuiltHead.Lines
+  readonly notModifiedHttps: PrebuiltHead.Lines
+  readonly json: PrebuiltHead.Lines
+  readonly jsonHttps: PrebuiltHead.Lines
+  readonly gzip: PrebuiltHead.Lines
+  readonly gzipHttps: PrebuiltHead.Lines
 }
 
 export interface Index<E = unknown> {
@@ -79,7 +86,7 @@ export const make = <E = unknown>({ capacity = 10_000, clock = Date.now, maxByte
       const body = held.body ?? (previous?.etag === held.etag ? previous.body : undefined)
       // Every entry has one shape from the start (the fields the front door fills in later too), so
       // the fast path's property reads stay monomorphic.
-      entries.set(url, { etag: held.etag, validUntil: held.validUntil, body, head: undefined, notModified: undefined, edge: undefined })
+      entries.set(url, { etag: held.etag, validUntil: held.validUntil, body, head: undefined, lines: undefined, edge: undefined })
     },
     // An expired entry stays (bounded like the rest) for `encoded`; it is never answered from.
     lookup: (url, now) => {
@@ -93,15 +100,26 @@ export const make = <E = unknown>({ capacity = 10_000, clock = Date.now, maxByte
   }
 }
 
-/** Both forms' headers beyond the 304's, made once per held answer. */
+/** Both forms' headers beyond the 304's, and https's own. */
 const GZIP_HEAD = ["content-type", "application/json", "content-encoding", "gzip"] as const
 const JSON_HEAD = ["content-type", "application/json"] as const
+const HTTPS_HEAD = ["strict-transport-security", SecurityHeaders.HSTS] as const
+
+const prebuilt = (head: ReadonlyArray<string>): Prebuilt => ({
+  notModified: PrebuiltHead.lines(head),
+  notModifiedHttps: PrebuiltHead.lines([...head, ...HTTPS_HEAD]),
+  json: PrebuiltHead.lines([...head, ...JSON_HEAD]),
+  jsonHttps: PrebuiltHead.lines([...head, ...JSON_HEAD, ...HTTPS_HEAD]),
+  gzip: PrebuiltHead.lines([...head, ...GZIP_HEAD]),
+  gzipHttps: PrebuiltHead.lines([...head, ...GZIP_HEAD, ...HTTPS_HEAD])
+})
 
 /**
  * Answers a request from the index when it can, with the front door's fixed headers (`fixed`,
- * flat), `Strict-Transport-Security` when the request came over https, and its request id; the
- * entry answered from, or undefined when the request must go to the app. The answers are byte for
- * byte what the app would send.
+ * flat), `Strict-Transport-Security` when the request came over https, and its request id (safe
+ * characters only: generated, or a proxy's that `RequestId` accepted); the entry answered from, or
+ * undefined when the request must go to the app. The answers are byte for byte what the app would
+ * send, their fixed lines checked once per entry rather than once per answer (`PrebuiltHead`).
  */
 export const answer = <E>(
   index: Index<E>,
@@ -119,24 +137,27 @@ export const answer = <E>(
   const inm = req.headers["if-none-match"]
   // A client revalidating sends back exactly the ETag it was given: no parsing for that.
   if (inm !== undefined && (inm === held.etag || ifNoneMatchMatches(inm, held.etag))) {
-    if (held.notModified === undefined) {
-      held.notModified = {
-        plain: [...head, REQUEST_ID, ""],
-        https: [...head, "strict-transport-security", SecurityHeaders.HSTS, REQUEST_ID, ""]
-      }
+    if (PrebuiltHead.supported) {
+      if (held.lines === undefined) held.lines = prebuilt(head)
+      PrebuiltHead.write(res, 304, https ? held.lines.notModifiedHttps : held.lines.notModified, PrebuiltHead.line(REQUEST_ID, requestId))
+    } else {
+      res.writeHead(304, https ? [...head, ...HTTPS_HEAD, REQUEST_ID, requestId] : [...head, REQUEST_ID, requestId])
     }
-    const lines = https ? held.notModified.https : held.notModified.plain
-    // writeHead copies the headers into the answer's head at once: the slot is free again after it.
-    lines[lines.length - 1] = requestId
-    res.writeHead(304, lines)
     res.end()
     return held
   }
   if (held.body === undefined) return undefined
   const gzip = sendsGzip(held.body, req.headers["accept-encoding"])
   const bytes = gzip ? held.body.gzip : held.body.json
-  const extra = https ? ["strict-transport-security", SecurityHeaders.HSTS, REQUEST_ID, requestId] : [REQUEST_ID, requestId]
-  res.writeHead(200, head.concat(gzip ? GZIP_HEAD : JSON_HEAD, "content-length", String(bytes.byteLength), extra))
+  const length = ["content-length", String(bytes.byteLength)]
+  if (PrebuiltHead.supported) {
+    if (held.lines === undefined) held.lines = prebuilt(head)
+    const lines = held.lines
+    const fixedLines = gzip ? (https ? lines.gzipHttps : lines.gzip) : https ? lines.jsonHttps : lines.json
+    PrebuiltHead.write(res, 200, fixedLines, PrebuiltHead.line(REQUEST_ID, requestId), length)
+  } else {
+    res.writeHead(200, head.concat(gzip ? GZIP_HEAD : JSON_HEAD, https ? HTTPS_HEAD : [], length, [REQUEST_ID, requestId]))
+  }
   res.end(bytes)
   return held
 }

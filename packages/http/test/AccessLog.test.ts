@@ -57,6 +57,35 @@ describe("AccessLog", () => {
     }
   )
 
+  it.prop(
+    "lines in a row that share some fields and not others each say what was written (the repeated part is remade when any of it changes)",
+    [
+      FastCheck.array(
+        FastCheck.tuple(
+          FastCheck.constantFrom("GET", "POST"),
+          FastCheck.constantFrom("/a", "/b?lat=1"),
+          FastCheck.constantFrom(200, 304),
+          FastCheck.constantFrom("::1", "203.0.113.7"),
+          FastCheck.double({ min: 0, max: 5_000, noNaN: true })
+        ),
+        { minLength: 1, maxLength: 12 }
+      ),
+      FastCheck.constantFrom<AccessLog.Format>("json", "pretty")
+    ],
+    ([requests, format]) => {
+      const { lines, write } = capture(format)
+      requests.forEach(([method, path, status, client, ms], i) => write(method, path, status, ms, client, `id-${i}`))
+      requests.forEach(([method, path, status, client, ms], i) => {
+        const duration = Math.round(ms * 10) / 10
+        if (format === "json") {
+          expect(JSON.parse(lines[i]!)).toMatchObject({ method, path, status, client, duration_ms: duration, request_id: `id-${i}` })
+        } else {
+          expect(lines[i]).toBe(`2026-11-26T01:02:03.045Z ${client} ${method} ${path} ${status} ${duration}ms id-${i} web-1:42`)
+        }
+      })
+    }
+  )
+
   it("pretty: one line of words; off: nothing", () => {
     const pretty = capture("pretty")
     pretty.write("POST", "/api/v2/auth/login", 415, 1.25, "::1", "abc-2")
