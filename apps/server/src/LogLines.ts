@@ -7,7 +7,7 @@
  * Standard output (where access lines go) is written at most `STDOUT_DELAY_MS` after a line
  * arrives, or when the next line would not fit in the 64 KB pending, as nginx's
  * `access_log … buffer= flush=` does: fewer, larger writes than one per turn of the event loop.
- * Standard error (warnings and errors) is written at the end of the turn. Lines keep their order within each stream, and
+ * Standard error (warnings and errors) is written within `GATHER_MS`. Lines keep their order within each stream, and
  * whatever is pending is written when the process exits (by its own end, a signal it handles or
  * an uncaught error; a SIGKILL loses them).
  */
@@ -19,25 +19,29 @@ import * as LogLevel from "effect/LogLevel"
 
 /** Bytes pending at most before a write. */
 export const MAX_PENDING_BYTES = 64 * 1024
+/** How long lines are kept as strings before they are encoded into the pending bytes (or written, without a delay). */
+export const GATHER_MS = 1
 /** How long an access line may wait on standard output. */
 export const STDOUT_DELAY_MS = 20
 
 export interface BatchOptions {
-  /** 0: written at the end of the turn of the event loop; else at most this long after the first pending line. */
+  /** 0: written `GATHER_MS` after the first line; else at most this long after the first pending line. */
   readonly delayMs?: number
   readonly maxBytes?: number
 }
 
 /**
- * A line writer for one stream: lines gathered, then written together. The lines of one turn of the
- * event loop are kept as they are and, at its end, joined and encoded into the pending bytes at
- * once: one join builds one flat string, where encoding each line as it came meant flattening it
- * first (a template's line is a chain of pieces) and a call into Node's buffer code per line, most
- * of a line's cost. Lines never outlive their turn: lines kept for the whole 20 ms batch survived
- * the young generation's collections and made the collector copy them, ~12,000 instructions per
- * 304 answered from the index (`pnpm bench:http-instructions`). The pending bytes are reused once
- * the stream has written them (a file, or a pipe Node writes synchronously); a stream that keeps a
- * chunk to write later gets new bytes for the next.
+ * A line writer for one stream: lines gathered, then written together. Lines are kept as they are
+ * for at most `GATHER_MS` and then joined and encoded into the pending bytes at once: one join
+ * builds one flat string, where encoding each line as it came meant flattening it first (a
+ * template's line is a chain of pieces) and a call into Node's buffer code per line, most of a
+ * line's cost. One timer, re-armed (not made anew) when the first line of a gathering comes, ends
+ * it: ending each turn of the event loop instead meant an immediate (an object, and a callback)
+ * per turn, and under load a turn holds only ~3.4 answers. Kept longer, lines would outlive the young generation's
+ * collections, which then copy them: lines kept as strings for the whole 20 ms batch cost ~12,000
+ * instructions more per 304 answered from the index. The pending bytes are reused once the stream
+ * has written them (a file, or a pipe Node writes synchronously); a stream that keeps a chunk to
+ * write later gets new bytes for the next.
  */
 export const batched = (
   stream: { write(chunk: Uint8Array | string): unknown; readonly writableLength?: number },
@@ -46,10 +50,10 @@ export const batched = (
   let pending = Buffer.allocUnsafeSlow(maxBytes)
   let used = 0
   let timer: ReturnType<typeof setTimeout> | undefined
-  /** This turn's lines, and their length in UTF-16 units with their newlines. */
-  const turn: Array<string> = []
-  let turnUnits = 0
-  let turnEnd: ReturnType<typeof setImmediate> | undefined
+  /** The lines gathered, and their length in UTF-16 units with their newlines. */
+  const lines: Array<string> = []
+  let units = 0
+  let gathering = false
   const write = (chunk: Buffer) => {
     stream.write(chunk)
     // Taken whole (nothing of it left in the stream's queue): the same bytes can take the next lines.
@@ -66,22 +70,19 @@ export const batched = (
     write(chunk)
   }
   /**
-   * This turn's lines, joined: without a delay, written at once; else into the pending bytes, those
-   * written first when the lines might not fit after them (the exact size is worked out only then),
-   * and the lines alone when they would not fit in a batch at all.
+   * The lines gathered, joined: without a delay, written at once; else into the pending bytes,
+   * those written first when the lines might not fit after them (the exact size is worked out only
+   * then), and the lines alone when they would not fit in a batch at all.
    */
-  const endTurn = () => {
-    if (turnEnd !== undefined) {
-      clearImmediate(turnEnd)
-      turnEnd = undefined
-    }
-    if (turn.length === 0) return
-    turn.push("")
-    const text = turn.join("\n")
-    turn.length = 0
+  const endGathering = () => {
+    gathering = false
+    if (lines.length === 0) return
+    lines.push("")
+    const text = lines.join("\n")
+    lines.length = 0
     // A UTF-16 unit takes at most 3 bytes in UTF-8.
-    let most = turnUnits * 3
-    turnUnits = 0
+    let most = units * 3
+    units = 0
     if (delayMs === 0) {
       stream.write(text)
       return
@@ -98,16 +99,22 @@ export const batched = (
     // The process's exit writes what is pending: the timer need not keep it alive.
     if (timer === undefined) timer = setTimeout(writePending, delayMs).unref()
   }
+  // One timer for every gathering, re-armed by `refresh`, which starts again a timer that has run
+  // (its first run finds nothing gathered).
+  const gather = setTimeout(endGathering, GATHER_MS).unref()
   return {
     write: (line: string) => {
-      turn.push(line)
-      turnUnits += line.length + 1
-      // A turn whose lines might not fit in what is left of the batch is written in parts.
-      if (turnUnits * 3 > maxBytes - used) endTurn()
-      else if (turnEnd === undefined) turnEnd = setImmediate(endTurn)
+      lines.push(line)
+      units += line.length + 1
+      // Lines that might not fit in what is left of the batch end the gathering at once.
+      if (units * 3 > maxBytes - used) endGathering()
+      else if (!gathering) {
+        gathering = true
+        gather.refresh()
+      }
     },
     flush: () => {
-      endTurn()
+      endGathering()
       writePending()
     }
   }

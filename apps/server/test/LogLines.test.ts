@@ -8,7 +8,10 @@ import * as List from "effect/List"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as LogSpan from "effect/LogSpan"
-import { batched, plainJsonLine } from "../src/LogLines.js"
+import { batched, GATHER_MS, plainJsonLine } from "../src/LogLines.js"
+
+/** Past the end of a gathering of lines. */
+const gathered = () => new Promise((resolve) => setTimeout(resolve, GATHER_MS + 20))
 
 const plainArb = FastCheck.oneof(
   FastCheck.string(),
@@ -59,16 +62,16 @@ describe("LogLines", () => {
     }
   })
 
-  it("without a delay, a turn's lines go in one write at its end, in order; a turn of more than a batch in parts", async () => {
+  it("without a delay, the lines gathered go in one write at its end, in order; more than a batch in parts", async () => {
     const chunks: Array<string> = []
     const sink = batched({ write: (chunk: Uint8Array | string) => chunks.push(Buffer.from(chunk).toString()) }, { maxBytes: 100 })
     sink.write("one")
     sink.write("two")
     expect(chunks).toEqual([])
-    await new Promise((resolve) => setImmediate(resolve))
+    await gathered()
     expect(chunks).toEqual(["one\ntwo\n"])
     // A line of 9 characters takes 10 bytes with its newline but might take 28: four of them might
-    // not fit in 100 bytes, so every fourth line writes the turn so far.
+    // not fit in 100 bytes, so every fourth line writes what was gathered so far.
     for (let i = 0; i < 9; i++) sink.write(`line ${String(i).padStart(4, "0")}`)
     const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `line 000${from + i}\n`).join("")
     expect(chunks.slice(1)).toEqual([lines(0, 4), lines(4, 8)])
@@ -77,16 +80,16 @@ describe("LogLines", () => {
     // Text beyond ASCII is written as UTF-8, whole.
     sink.write("Zürich — 東京")
     sink.write("last")
-    await new Promise((resolve) => setImmediate(resolve))
+    await gathered()
     expect(chunks.slice(4)).toEqual(["Zürich — 東京\nlast\n"])
-    await new Promise((resolve) => setImmediate(resolve))
+    await gathered()
     expect(chunks).toHaveLength(5)
   })
 
-  it("with a delay, the pending bytes are written before lines that would not fit after them; a turn longer than a batch goes alone", async () => {
+  it("with a delay, the pending bytes are written before lines that would not fit after them; lines longer than a batch go alone", async () => {
     const chunks: Array<string> = []
     const sink = batched({ write: (chunk: Uint8Array | string) => chunks.push(Buffer.from(chunk).toString()) }, { delayMs: 60_000, maxBytes: 100 })
-    // 10 bytes each: three might take 84, so the turn is encoded after each third line (30 bytes pending).
+    // 10 bytes each: three might take 84, so the lines are encoded after each third one (30 bytes pending).
     for (let i = 0; i < 9; i++) sink.write(`line ${String(i).padStart(4, "0")}`)
     expect(chunks).toEqual([])
     // 90 bytes pending: the next line might not fit, and its exact size (10) still fits in 100.
@@ -94,9 +97,9 @@ describe("LogLines", () => {
     sink.flush()
     expect(chunks).toEqual([`${Array.from({ length: 9 }, (_, i) => `line 000${i}\n`).join("")}xxxxxxxxx\n`])
     sink.write("pending")
-    await new Promise((resolve) => setImmediate(resolve))
+    await gathered()
     expect(chunks).toHaveLength(1)
-    // A turn of 126 bytes: what was pending first, then the turn on its own.
+    // 126 bytes gathered: what was pending first, then those on their own.
     sink.write("short")
     sink.write("y".repeat(119))
     expect(chunks.slice(1)).toEqual(["pending\n", `short\n${"y".repeat(119)}\n`])
@@ -123,14 +126,15 @@ describe("LogLines", () => {
     expect(taken[0]!.buffer).toBe(taken[1]!.buffer)
   })
 
-  it("with a delay, lines wait for it (not for the end of the turn), then go together", async () => {
+  it("with a delay, lines wait for it (not only for the end of their gathering), then go together", async () => {
     const chunks: Array<string> = []
-    const sink = batched({ write: (chunk: Uint8Array | string) => chunks.push(Buffer.from(chunk).toString()) }, { delayMs: 30 })
+    const sink = batched({ write: (chunk: Uint8Array | string) => chunks.push(Buffer.from(chunk).toString()) }, { delayMs: 500 })
     sink.write("one")
-    await new Promise((resolve) => setImmediate(resolve))
+    await gathered()
     sink.write("two")
+    await gathered()
     expect(chunks).toEqual([])
-    await new Promise((resolve) => setTimeout(resolve, 60))
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
     expect(chunks).toEqual(["one\ntwo\n"])
     sink.write("three")
     sink.flush()
