@@ -118,8 +118,8 @@ const prebuilt = (head: ReadonlyArray<string>): Prebuilt => ({
  * Answers a request from the index when it can, with the front door's fixed headers (`fixed`,
  * flat), `Strict-Transport-Security` when the request came over https, and its request id (safe
  * characters only: generated, or a proxy's that `RequestId` accepted); the entry answered from, or
- * undefined when the request must go to the app. The answers are byte for byte what the app would
- * send, their fixed lines checked once per entry rather than once per answer (`PrebuiltHead`).
+ * undefined when the request must go to the app. The answers carry the headers and bytes the app
+ * would send, their fixed lines checked once per entry rather than once per answer (`PrebuiltHead`).
  */
 export const answer = <E>(
   index: Index<E>,
