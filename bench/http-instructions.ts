@@ -13,7 +13,7 @@
  * and the service's timed background work runs in it, so the whole service's counts vary by
  * several thousand from run to run. `front-door` counts the front door alone instead (index,
  * access log, metrics; no app, no database: bench/support/FrontDoorAlone.ts, bundled here with
- * esbuild), the same to within 0.2 % run after run:
+ * esbuild): two runs in a row on a quiet machine agree within 0.3 % (runs an hour apart, ~2.5 %):
  *   pnpm bench:http-instructions front-door
  */
 import { execFileSync, spawn } from "node:child_process"

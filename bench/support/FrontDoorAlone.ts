@@ -15,9 +15,7 @@ import * as LogLines from "../../apps/server/src/LogLines.js"
 const url = process.env.BENCH_URL!
 const etag = process.env.BENCH_ETAG!
 const index = ResponseIndex.make()
-const hold = () => index.remember(url, { etag, validUntil: Date.now() + 3_600_000 })
-hold()
-setInterval(hold, 60_000).unref()
+index.remember(url, { etag, validUntil: Date.now() + 3_600_000 })
 const log = AccessLog.writer({ format: "json", instance: "front-door-alone", write: LogLines.stdoutLine() })
 const server = FrontDoor.makeServer(
   { basePath: "", publicOriginHttps: false, responses: index },
