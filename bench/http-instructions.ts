@@ -15,6 +15,10 @@
  * access log, metrics; no app, no database: bench/support/FrontDoorAlone.ts, bundled here with
  * esbuild): two runs in a row on a quiet machine agree within 0.3 % (runs an hour apart, ~2.5 %):
  *   pnpm bench:http-instructions front-door
+ * BENCH_WARM_UP (default 20,000) sets the answers before the count; BENCH_SERVICE_ENV (JSON) adds to
+ * the front door's environment. Even after 80,000 answers of warm-up, V8's optimising compiler
+ * still runs within the counted window now and then: runs in a row on a quiet machine were seen
+ * up to ~3 % apart (72,400–75,000), so a change smaller than that needs several runs each.
  */
 import { execFileSync, spawn } from "node:child_process"
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -23,12 +27,14 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
-import * as esbuild from "esbuild"
 import { bareServerScript, fetchRaw, headersAsSent } from "./support/Bare.js"
 import { annotate } from "./support/Callgrind.js"
+import { buildFrontDoorAlone } from "./support/FrontDoorBundle.js"
 
 const root = join(import.meta.dirname, "..")
 const ANSWERS = Number(process.env.BENCH_ANSWERS ?? 20_000)
+/** Answers before the count starts (BENCH_WARM_UP): V8 still optimising code within the counted answers adds its compiler's work to them. */
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 20_000)
 const autocannon = join(dirname(createRequire(import.meta.url).resolve("autocannon")), "autocannon.js")
 const work = mkdtempSync(join(tmpdir(), "bench-cg-"))
 
@@ -63,7 +69,7 @@ const underCallgrind = async (name: string, args: ReadonlyArray<string>, env: Re
 /** Instructions per answer: a warm-up, then ANSWERS revalidations counted. */
 const count = (name: string, pid: number, url: string, headers: Record<string, string>) => {
   const h = Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}=${v}`])
-  run(process.execPath, [autocannon, "-a", "20000", "-c", "8", ...h, url])
+  run(process.execPath, [autocannon, "-a", String(WARM_UP), "-c", "8", ...h, url])
   run("callgrind_control", ["-i", "on", String(pid)])
   run(process.execPath, [autocannon, "-a", String(ANSWERS), "-c", "8", ...h, url])
   run("callgrind_control", ["-d", String(pid)])
@@ -78,20 +84,14 @@ const count = (name: string, pid: number, url: string, headers: Record<string, s
 
 /** The front door alone against the bare server, each under callgrind. */
 const frontDoorAlone = async () => {
-  const bundle = join(work, "front-door-alone.mjs")
-  await esbuild.build({
-    entryPoints: [join(import.meta.dirname, "support/FrontDoorAlone.ts")],
-    outfile: bundle,
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "esm",
-    banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
-    logLevel: "warning"
-  })
+  const bundle = await buildFrontDoorAlone(work)
   const path = "/api/v2/cell?lat=52.52&lon=13.41"
   const etag = 'W/"front-door-alone"'
-  const ours = await underCallgrind("ours", [bundle], { BENCH_URL: path, BENCH_ETAG: etag }, /PORT (\d+)/)
+  const ours = await underCallgrind("ours", [bundle], {
+    BENCH_URL: path,
+    BENCH_ETAG: etag,
+    ...(JSON.parse(process.env.BENCH_SERVICE_ENV ?? "{}") as Record<string, string>)
+  }, /PORT (\d+)/)
   const url = `http://127.0.0.1:${ours.port}${path}`
   const request = { "if-none-match": etag, "accept-encoding": "gzip" }
   const again = await fetchRaw(url, request)

@@ -15,6 +15,10 @@
  * BENCH_NODE_FLAGS and BENCH_BARE_FLAGS add Node flags to the service's and the bare servers'
  * command lines: "--perf-basic-prof" on both names JavaScript functions in a `perf record` of each.
  *   pnpm bench:http [a|b|c]
+ * `front-door` runs (a) against the front door alone (bench/support/FrontDoorAlone.ts: the index,
+ * the access log and metrics in a process of their own, no app, no database): what the rest of a
+ * whole service's process costs the same answer is the difference between the two.
+ *   pnpm bench:http front-door
  */
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
@@ -26,6 +30,7 @@ import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 import { bareServerScript, fetchRaw, headersAsSent } from "./support/Bare.js"
+import { buildFrontDoorAlone } from "./support/FrontDoorBundle.js"
 
 const root = join(import.meta.dirname, "..")
 const which = process.argv[2]
@@ -131,7 +136,32 @@ const line = (name: string, r: autocannon.Result, perSecond = r.requests.average
     `  ${name.padEnd(34)} ${perSecond.toFixed(0).padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(r.latency.p99).padStart(3)} ms   errors ${r.errors}   timeouts ${r.timeouts}`
   )
 
+/** (a) with the front door alone in place of the whole service. */
+const frontDoorAlone = async () => {
+  const path = "/api/v2/cell?lat=52.52&lon=13.41"
+  const etag = 'W/"front-door-alone"'
+  const bundle = await buildFrontDoorAlone(mkdtempSync(join(tmpdir(), "bench-front-door-")))
+  const ours = await startProcess([...profileFlags, ...serviceFlags, bundle], {
+    BENCH_URL: path,
+    BENCH_ETAG: etag,
+    ...(JSON.parse(process.env.BENCH_SERVICE_ENV ?? "{}") as Record<string, string>)
+  })
+  const url = `http://127.0.0.1:${ours.port}${path}`
+  const request = { "if-none-match": etag, "accept-encoding": "gzip" }
+  const again = await fetchRaw(url, request)
+  if (again.status !== 304) throw new Error(`revalidation answered ${again.status}`)
+  const same = await bareServer(304, headersAsSent(again.headers), Buffer.alloc(0))
+  console.log(`(a) against the front door alone (index, access log, metrics; no app, no database), ${CONNECTIONS} connections, ${DURATION} s each`)
+  const result = await alternate(
+    { run: () => load(url, request), pid: ours.child.pid! },
+    { run: () => load(`http://127.0.0.1:${same.port}/`, request), pid: same.child.pid! }
+  )
+  report(["front door alone → 304", "bare node:http → the same 304"], result)
+  for (const child of [ours.child, same.child]) child.kill(profileFlags.length > 0 ? "SIGINT" : "SIGKILL")
+}
+
 const main = Effect.gen(function* () {
+  if (which === "front-door") return yield* Effect.promise(frontDoorAlone)
   const scope = yield* Effect.scope
   const weather = yield* FakeOpenMeteo.make
   const geocoder = yield* FakeNominatim.make
