@@ -13,12 +13,13 @@
  * and the service's timed background work runs in it, so the whole service's counts vary by
  * several thousand from run to run. `front-door` counts the front door alone instead (index,
  * access log, metrics; no app, no database: bench/support/FrontDoorAlone.ts, bundled here with
- * esbuild): two runs in a row on a quiet machine agree within 0.3 % (runs an hour apart, ~2.5 %):
+ * esbuild):
  *   pnpm bench:http-instructions front-door
- * BENCH_WARM_UP (default 20,000) sets the answers before the count; BENCH_SERVICE_ENV (JSON) adds to
- * the front door's environment. Even after 80,000 answers of warm-up, V8's optimising compiler
- * still runs within the counted window now and then: runs in a row on a quiet machine were seen
- * up to ~3 % apart (72,400–75,000), so a change smaller than that needs several runs each.
+ * On one machine two runs in a row agreed within 0.3 % (runs an hour apart, ~2.5 %); on another,
+ * with nothing else running, runs in a row were up to ~3 % apart (72,400–75,000), even after
+ * 80,000 answers of warm-up, V8's optimising compiler still at work within the counted window now
+ * and then: a change smaller than that needs several runs each. BENCH_WARM_UP (default 20,000)
+ * sets the answers before the count; BENCH_SERVICE_ENV (JSON) adds to the front door's environment.
  */
 import { execFileSync, spawn } from "node:child_process"
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
