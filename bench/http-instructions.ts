@@ -30,7 +30,7 @@ import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import { bareServerScript, fetchRaw, headersAsSent } from "./support/Bare.js"
 import { annotate } from "./support/Callgrind.js"
-import { buildFrontDoorAlone } from "./support/FrontDoorBundle.js"
+import { buildFrontDoorAlone, checkHeld, frontDoorEnv, REVALIDATION } from "./support/FrontDoorRun.js"
 
 const root = join(import.meta.dirname, "..")
 const ANSWERS = Number(process.env.BENCH_ANSWERS ?? 20_000)
@@ -86,20 +86,11 @@ const count = (name: string, pid: number, url: string, headers: Record<string, s
 /** The front door alone against the bare server, each under callgrind. */
 const frontDoorAlone = async () => {
   const bundle = await buildFrontDoorAlone(work)
-  const path = "/api/v2/cell?lat=52.52&lon=13.41"
-  const etag = 'W/"front-door-alone"'
-  const ours = await underCallgrind("ours", [bundle], {
-    BENCH_URL: path,
-    BENCH_ETAG: etag,
-    ...(JSON.parse(process.env.BENCH_SERVICE_ENV ?? "{}") as Record<string, string>)
-  }, /PORT (\d+)/)
-  const url = `http://127.0.0.1:${ours.port}${path}`
-  const request = { "if-none-match": etag, "accept-encoding": "gzip" }
-  const again = await fetchRaw(url, request)
-  if (again.status !== 304) throw new Error(`revalidation answered ${again.status}`)
-  const a = count("ours", ours.child.pid!, url, request)
+  const ours = await underCallgrind("ours", [bundle], frontDoorEnv(), /PORT (\d+)/)
+  const { url, headers } = await checkHeld(ours.port)
+  const a = count("ours", ours.child.pid!, url, REVALIDATION)
   ours.child.kill("SIGKILL")
-  return { a, headers: headersAsSent(again.headers), request }
+  return { a, headers, request: REVALIDATION }
 }
 
 /** The bare server sending `headers` with a 304, counted alike. */

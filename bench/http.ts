@@ -30,7 +30,7 @@ import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 import { bareServerScript, fetchRaw, headersAsSent } from "./support/Bare.js"
-import { buildFrontDoorAlone } from "./support/FrontDoorBundle.js"
+import { buildFrontDoorAlone, checkHeld, frontDoorEnv, REVALIDATION, serviceEnv } from "./support/FrontDoorRun.js"
 
 const root = join(import.meta.dirname, "..")
 const which = process.argv[2]
@@ -54,8 +54,6 @@ const startProcess = (args: Array<string>, env: Record<string, string>) =>
 const profileFlags = process.env.BENCH_PROFILE === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
 /** BENCH_NODE_FLAGS adds Node flags to the service's command line only, e.g. "--trace-gc" (V8's flags are refused in NODE_OPTIONS). */
 const serviceFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "")
-/** BENCH_SERVICE_ENV (JSON): what the service (or the front door alone) gets beside its own environment. */
-const serviceEnv = JSON.parse(process.env.BENCH_SERVICE_ENV ?? "{}") as Record<string, string>
 /** BENCH_BARE_FLAGS: the same for the bare servers (e.g. "--perf-basic-prof", to read a `perf record` of both). */
 const bareFlags = (process.env.BENCH_BARE_FLAGS ?? "").split(" ").filter((f) => f !== "")
 
@@ -140,26 +138,17 @@ const line = (name: string, r: autocannon.Result, perSecond = r.requests.average
 
 /** (a) with the front door alone in place of the whole service. */
 const frontDoorAlone = async () => {
-  const path = "/api/v2/cell?lat=52.52&lon=13.41"
-  const etag = 'W/"front-door-alone"'
   const bundle = await buildFrontDoorAlone(mkdtempSync(join(tmpdir(), "bench-front-door-")))
-  const ours = await startProcess([...profileFlags, ...serviceFlags, bundle], {
-    BENCH_URL: path,
-    BENCH_ETAG: etag,
-    ...serviceEnv
-  })
+  const ours = await startProcess([...profileFlags, ...serviceFlags, bundle], frontDoorEnv())
   const children = [ours.child]
   try {
-    const url = `http://127.0.0.1:${ours.port}${path}`
-    const request = { "if-none-match": etag, "accept-encoding": "gzip" }
-    const again = await fetchRaw(url, request)
-    if (again.status !== 304) throw new Error(`revalidation answered ${again.status}`)
-    const same = await bareServer(304, headersAsSent(again.headers), Buffer.alloc(0))
+    const { url, headers } = await checkHeld(ours.port)
+    const same = await bareServer(304, headers, Buffer.alloc(0))
     children.push(same.child)
     console.log(`(a) against the front door alone (index, access log, metrics; no app, no database), ${CONNECTIONS} connections, ${DURATION} s each`)
     const result = await alternate(
-      { run: () => load(url, request), pid: ours.child.pid! },
-      { run: () => load(`http://127.0.0.1:${same.port}/`, request), pid: same.child.pid! }
+      { run: () => load(url, REVALIDATION), pid: ours.child.pid! },
+      { run: () => load(`http://127.0.0.1:${same.port}/`, REVALIDATION), pid: same.child.pid! }
     )
     report(["front door alone → 304", "bare node:http → the same 304"], result)
   } finally {
@@ -188,7 +177,7 @@ const main = Effect.gen(function* () {
       // (c) loads 20 new cells of 85 years each (~670 cost units apiece): past the keyless daily
       // budget of 10,000 units, which would answer the rest 503.
       WEATHER_DAILY_UNITS: "unlimited",
-      ...serviceEnv
+      ...serviceEnv()
     })
   )
   yield* Scope.addFinalizer(
