@@ -7,6 +7,9 @@
  *       service's own time: the request's latency minus the time its upstream calls took).
  * (a) and (b) run the two servers in turns (BENCH_ROUNDS, default 4, of BENCH_SECONDS / rounds
  * each): on a shared machine the ratio of the same run is what counts, printed with the load average.
+ * With 5 rounds or more, the ratio and the CPU per answer's ratio come with a 90 % interval from
+ * resampling the rounds: on a host whose speed swings by a fifth from one round to the next, a
+ * run whose interval straddles the target has not settled it (e.g. BENCH_SECONDS=40 BENCH_ROUNDS=20).
  * The service runs as its own process (apps/server/dist/main.js, on the embedded database in a new
  * DATA_DIR, as deployed; DATABASE_URL=memory:// for the in-memory one, whose files live in JS arrays
  * that are copied as they grow), as does the bare server, so autocannon does not share their
@@ -93,41 +96,62 @@ interface Side {
  * less than throughput (the ratio of CPU per answer, bare over ours, is printed beside it).
  */
 const alternate = async (ours: Side, bare: Side) => {
-  const rounds: Array<{ ours: autocannon.Result; bare: autocannon.Result }> = []
-  const cpu = { ours: 0, bare: 0 }
-  const timed = async (side: Side, key: "ours" | "bare") => {
+  const rounds: Array<{ ours: autocannon.Result; bare: autocannon.Result; cpu: { ours: number; bare: number } }> = []
+  const timed = async (side: Side) => {
     const before = cpuSeconds(side.pid)
     const result = await side.run()
-    cpu[key] += cpuSeconds(side.pid) - before
-    return result
+    return { result, cpu: cpuSeconds(side.pid) - before }
   }
-  for (let i = 0; i < ROUNDS; i++) rounds.push({ ours: await timed(ours, "ours"), bare: await timed(bare, "bare") })
-  const count = (pick: (r: (typeof rounds)[number]) => autocannon.Result) => rounds.reduce((sum, r) => sum + pick(r).requests.total, 0)
-  const total = (pick: (r: (typeof rounds)[number]) => autocannon.Result) => count(pick) / DURATION
-  const ratios = rounds.map((r) => r.ours.requests.average / r.bare.requests.average)
-  const perAnswer = { ours: (cpu.ours / count((r) => r.ours)) * 1e6, bare: (cpu.bare / count((r) => r.bare)) * 1e6 }
+  for (let i = 0; i < ROUNDS; i++) {
+    const o = await timed(ours)
+    const b = await timed(bare)
+    rounds.push({ ours: o.result, bare: b.result, cpu: { ours: o.cpu, bare: b.cpu } })
+  }
+  type Round = (typeof rounds)[number]
+  const answers = (rs: ReadonlyArray<Round>, side: "ours" | "bare") => rs.reduce((sum, r) => sum + r[side].requests.total, 0)
+  const seconds = (rs: ReadonlyArray<Round>, side: "ours" | "bare") => rs.reduce((sum, r) => sum + r.cpu[side], 0)
+  const ratioOf = (rs: ReadonlyArray<Round>) => answers(rs, "ours") / answers(rs, "bare")
+  const cpuRatioOf = (rs: ReadonlyArray<Round>) => seconds(rs, "bare") / answers(rs, "bare") / (seconds(rs, "ours") / answers(rs, "ours"))
   return {
     rounds,
-    ours: total((r) => r.ours),
-    bare: total((r) => r.bare),
-    ratio: total((r) => r.ours) / total((r) => r.bare),
-    ratios,
-    perAnswer
+    ours: answers(rounds, "ours") / DURATION,
+    bare: answers(rounds, "bare") / DURATION,
+    ratio: ratioOf(rounds),
+    ratioInterval: interval(rounds, ratioOf),
+    ratios: rounds.map((r) => r.ours.requests.average / r.bare.requests.average),
+    perAnswer: { ours: (seconds(rounds, "ours") / answers(rounds, "ours")) * 1e6, bare: (seconds(rounds, "bare") / answers(rounds, "bare")) * 1e6 },
+    cpuInterval: interval(rounds, cpuRatioOf)
   }
 }
+
+/**
+ * How far a figure made from the rounds could be from what more rounds would give, on a machine
+ * whose speed swings from one round to the next: the 5th and 95th percentiles of the figure over
+ * 2,000 resamplings of the rounds (with replacement; a round's two turns stay together). Only
+ * said for 5 rounds or more.
+ */
+const interval = <A>(rounds: ReadonlyArray<A>, figure: (rs: ReadonlyArray<A>) => number): readonly [number, number] | undefined => {
+  if (rounds.length < 5) return undefined
+  const figures = Array.from({ length: 2000 }, () => figure(rounds.map(() => rounds[Math.floor(Math.random() * rounds.length)]!)))
+  figures.sort((a, b) => a - b)
+  return [figures[Math.floor(figures.length * 0.05)]!, figures[Math.floor(figures.length * 0.95)]!]
+}
+
+const between = (range: readonly [number, number] | undefined) =>
+  range === undefined ? "" : `; 90 % interval over the rounds ${range[0].toFixed(2)}–${range[1].toFixed(2)}`
 
 const report = (names: readonly [string, string], result: Awaited<ReturnType<typeof alternate>>) => {
   const [ours, bare] = names
   line(ours, result.rounds.at(-1)!.ours, result.ours)
   line(bare, result.rounds.at(-1)!.bare, result.bare)
   console.log(
-    `  ratio ${result.ratio.toFixed(2)} (rounds: ${result.ratios.map((r) => r.toFixed(2)).join(" ")}; load average ${loadavg()
+    `  ratio ${result.ratio.toFixed(2)} (rounds: ${result.ratios.map((r) => r.toFixed(2)).join(" ")}${between(result.ratioInterval)}; load average ${loadavg()
       .map((l) => l.toFixed(1))
       .join(" ")})`
   )
   const { perAnswer } = result
   console.log(
-    `  CPU per answer: ours ${perAnswer.ours.toFixed(1)} µs, bare ${perAnswer.bare.toFixed(1)} µs (bare / ours ${(perAnswer.bare / perAnswer.ours).toFixed(2)})`
+    `  CPU per answer: ours ${perAnswer.ours.toFixed(1)} µs, bare ${perAnswer.bare.toFixed(1)} µs (bare / ours ${(perAnswer.bare / perAnswer.ours).toFixed(2)}${between(result.cpuInterval)})`
   )
 }
 
