@@ -10,6 +10,9 @@
  * With 5 rounds or more, the ratio and the CPU per answer's ratio come with a 90 % interval from
  * resampling the rounds: on a host whose speed swings by a fifth from one round to the next, a
  * run whose interval straddles the target has not settled it (e.g. BENCH_SECONDS=40 BENCH_ROUNDS=20).
+ * The interval is one process's: a new service process (its code compiled and laid out anew)
+ * moves the ratio by a few points more (three runs in a row of the same build: 0.97, 1.00 and
+ * 0.93, with intervals 0.93–1.01, 0.97–1.03 and 0.89–0.97), so a target is judged on several runs.
  * The service runs as its own process (apps/server/dist/main.js, on the embedded database in a new
  * DATA_DIR, as deployed; DATABASE_URL=memory:// for the in-memory one, whose files live in JS arrays
  * that are copied as they grow), as does the bare server, so autocannon does not share their
