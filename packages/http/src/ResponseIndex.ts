@@ -114,6 +114,12 @@ const prebuilt = (head: ReadonlyArray<string>): Prebuilt => ({
   gzipHttps: PrebuiltHead.lines([...head, ...GZIP_HEAD, ...HTTPS_HEAD])
 })
 
+/** The entry's checked lines, made on its first answer (only where Node takes prebuilt heads). */
+const linesOf = (held: Entry<unknown>, head: ReadonlyArray<string>): Prebuilt => {
+  if (held.lines === undefined) held.lines = prebuilt(head)
+  return held.lines
+}
+
 /**
  * Answers a request from the index when it can, with the front door's fixed headers (`fixed`,
  * flat), `Strict-Transport-Security` when the request came over https, and its request id (safe
@@ -138,8 +144,8 @@ export const answer = <E>(
   // A client revalidating sends back exactly the ETag it was given: no parsing for that.
   if (inm !== undefined && (inm === held.etag || ifNoneMatchMatches(inm, held.etag))) {
     if (PrebuiltHead.supported) {
-      if (held.lines === undefined) held.lines = prebuilt(head)
-      PrebuiltHead.write(res, 304, https ? held.lines.notModifiedHttps : held.lines.notModified, PrebuiltHead.line(REQUEST_ID, requestId))
+      const lines = linesOf(held, head)
+      PrebuiltHead.write(res, 304, https ? lines.notModifiedHttps : lines.notModified, PrebuiltHead.line(REQUEST_ID, requestId))
     } else {
       res.writeHead(304, https ? [...head, ...HTTPS_HEAD, REQUEST_ID, requestId] : [...head, REQUEST_ID, requestId])
     }
@@ -151,8 +157,7 @@ export const answer = <E>(
   const bytes = gzip ? held.body.gzip : held.body.json
   const length = ["content-length", String(bytes.byteLength)]
   if (PrebuiltHead.supported) {
-    if (held.lines === undefined) held.lines = prebuilt(head)
-    const lines = held.lines
+    const lines = linesOf(held, head)
     const fixedLines = gzip ? (https ? lines.gzipHttps : lines.gzip) : https ? lines.jsonHttps : lines.json
     PrebuiltHead.write(res, 200, fixedLines, PrebuiltHead.line(REQUEST_ID, requestId), length)
   } else {
