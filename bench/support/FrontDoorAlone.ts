@@ -1,12 +1,25 @@
 /**
- * The service's front door alone, for `pnpm bench:http-instructions front-door`: the node server
+ * The service's front door alone, for `pnpm bench:http front-door` and `pnpm bench:http-instructions
+ * front-door`: the node server
  * with the response index holding one answer (`BENCH_URL`, `BENCH_ETAG`, valid for an hour, so
  * it holds however slowly valgrind runs), the access log in JSON through the process's batched
  * standard output, and the request metrics; no app behind it, no database. Counted beside a bare
  * server, it shows what the front door's own work costs an answer, apart from everything else a
  * whole service has in its process. Prints `PORT n` on standard error once listening.
+ *
+ * `BENCH_POLLUTE` (`streams`, `http` or `all`) first makes the process do some of what a whole
+ * service's does besides answering from the index, before it says its port: `streams` pipes
+ * through compression, file, pass-through and plain writable streams, `http` sends requests of
+ * its own to its own app (GETs, and POSTs with a body). Node's stream and HTTP code then has seen
+ * other objects than the sockets of the held answers, as in the whole service.
  */
+import { createReadStream, createWriteStream, rmSync } from "node:fs"
+import { request } from "node:http"
 import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { PassThrough, Writable } from "node:stream"
+import { createGunzip, createGzip } from "node:zlib"
 import * as AccessLog from "@climate-grade/http/AccessLog"
 import * as FrontDoor from "@climate-grade/http/FrontDoor"
 import * as ResponseIndex from "@climate-grade/http/ResponseIndex"
@@ -14,6 +27,7 @@ import * as LogLines from "../../apps/server/src/LogLines.js"
 
 const url = process.env.BENCH_URL!
 const etag = process.env.BENCH_ETAG!
+const pollution = process.env.BENCH_POLLUTE ?? ""
 const index = ResponseIndex.make()
 index.remember(url, { etag, validUntil: Date.now() + 3_600_000 })
 const log = AccessLog.writer({ format: "json", instance: "front-door-alone", write: LogLines.stdoutLine() })
@@ -25,4 +39,43 @@ const server = FrontDoor.makeServer(
   },
   log
 )
-server.listen(0, "127.0.0.1", () => console.error(`PORT ${(server.address() as AddressInfo).port}`))
+
+/** Resolves when `start` calls back. */
+const untilDone = (start: (done: () => void) => void) => new Promise<void>((resolve) => start(resolve))
+const drained = (stream: NodeJS.ReadableStream, done: () => void) => stream.on("data", () => {}).on("end", done)
+
+const pollute = async (port: number) => {
+  if (pollution === "") return
+  const file = join(tmpdir(), `front-door-alone-${process.pid}.txt`)
+  for (let i = 0; i < 300; i++) {
+    if (pollution === "streams" || pollution === "all") {
+      await untilDone((done) => {
+        const gzip = createGzip()
+        drained(gzip.pipe(createGunzip()), done)
+        gzip.end(Buffer.alloc(1000, i))
+      })
+      await untilDone((done) => {
+        const through = new PassThrough()
+        drained(through, done)
+        through.end("x")
+      })
+      await untilDone((done) => createWriteStream(file).on("finish", done).end("a"))
+      await untilDone((done) => drained(createReadStream(file), done))
+      await untilDone((done) => new Writable({ write: (_chunk, _encoding, next) => next() }).on("finish", done).end("a"))
+    }
+    if (pollution === "http" || pollution === "all") {
+      await untilDone((done) =>
+        request({ port, path: `/other/${i}`, method: i % 2 === 0 ? "POST" : "GET" }, (res) => drained(res, done)).end(
+          i % 2 === 0 ? "body" : undefined
+        )
+      )
+    }
+  }
+  rmSync(file, { force: true })
+}
+
+server.listen(0, "127.0.0.1", async () => {
+  const { port } = server.address() as AddressInfo
+  await pollute(port)
+  console.error(`PORT ${port}`)
+})
