@@ -1,14 +1,14 @@
 /**
- * The service's front door alone, for `pnpm bench:http front-door` and `pnpm bench:http-instructions
- * front-door`: the node server
- * with the response index holding one answer (`BENCH_URL`, `BENCH_ETAG`, valid for an hour, so
- * it holds however slowly valgrind runs), the access log in JSON through the process's batched
- * standard output, and the request metrics; no app behind it, no database. Counted beside a bare
- * server, it shows what the front door's own work costs an answer, apart from everything else a
- * whole service has in its process. Prints `PORT n` on standard error once listening.
+ * The service's front door alone, for `pnpm bench:http front-door` and `pnpm
+ * bench:http-instructions front-door`: the node server with the response index holding one answer
+ * (`BENCH_URL`, `BENCH_ETAG`, valid for an hour, so it holds however slowly valgrind runs), the
+ * access log in JSON through the process's batched standard output, and the request metrics; no
+ * app behind it, no database. Counted beside a bare server, it shows what the front door's own
+ * work costs an answer, apart from everything else a whole service has in its process. Prints
+ * `PORT n` on standard error once listening.
  *
  * `BENCH_POLLUTE` (`streams`, `http` or `all`) first makes the process do some of what a whole
- * service's does besides answering from the index, before it says its port: `streams` pipes
+ * service does besides answering from the index, before it says its port: `streams` pipes
  * through compression, file, pass-through and plain writable streams, `http` sends requests of
  * its own to its own app (GETs, and POSTs with a body). Node's stream and HTTP code then has seen
  * other objects than the sockets of the held answers, as in the whole service.
@@ -28,6 +28,10 @@ import * as LogLines from "../../apps/server/src/LogLines.js"
 const url = process.env.BENCH_URL!
 const etag = process.env.BENCH_ETAG!
 const pollution = process.env.BENCH_POLLUTE ?? ""
+if (!["", "streams", "http", "all"].includes(pollution)) {
+  console.error(`BENCH_POLLUTE is ${JSON.stringify(pollution)}: it takes streams, http or all`)
+  process.exit(1)
+}
 const index = ResponseIndex.make()
 index.remember(url, { etag, validUntil: Date.now() + 3_600_000 })
 const log = AccessLog.writer({ format: "json", instance: "front-door-alone", write: LogLines.stdoutLine() })

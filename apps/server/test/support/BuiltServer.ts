@@ -78,7 +78,11 @@ export const spawnListening = (
         output = readFileSync(file, "utf8")
         if (seen()) clearInterval(poll)
       }, 50)
-      void exited.then(() => clearInterval(poll))
+      // Read once more at exit, so that a failure to start says what the process last wrote.
+      void exited.then(() => {
+        clearInterval(poll)
+        output = readFileSync(file, "utf8")
+      })
     } else {
       child.stdout!.on("data", (d: Buffer) => {
         stdout += d
