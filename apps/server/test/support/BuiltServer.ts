@@ -78,11 +78,7 @@ export const spawnListening = (
         output = readFileSync(file, "utf8")
         if (seen()) clearInterval(poll)
       }, 50)
-      // Read once more at exit, so that a failure to start says what the process last wrote.
-      void exited.then(() => {
-        clearInterval(poll)
-        output = readFileSync(file, "utf8")
-      })
+      void exited.then(() => clearInterval(poll))
     } else {
       child.stdout!.on("data", (d: Buffer) => {
         stdout += d
