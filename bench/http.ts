@@ -114,9 +114,10 @@ const alternate = async (ours: Side, bare: Side) => {
   }
   type Round = (typeof rounds)[number]
   const answers = (rs: ReadonlyArray<Round>, side: "ours" | "bare") => rs.reduce((sum, r) => sum + r[side].requests.total, 0)
-  const seconds = (rs: ReadonlyArray<Round>, side: "ours" | "bare") => rs.reduce((sum, r) => sum + r.cpu[side], 0)
+  /** CPU seconds per answer. */
+  const cpuOf = (rs: ReadonlyArray<Round>, side: "ours" | "bare") => rs.reduce((sum, r) => sum + r.cpu[side], 0) / answers(rs, side)
   const ratioOf = (rs: ReadonlyArray<Round>) => answers(rs, "ours") / answers(rs, "bare")
-  const cpuRatioOf = (rs: ReadonlyArray<Round>) => seconds(rs, "bare") / answers(rs, "bare") / (seconds(rs, "ours") / answers(rs, "ours"))
+  const cpuRatioOf = (rs: ReadonlyArray<Round>) => cpuOf(rs, "bare") / cpuOf(rs, "ours")
   return {
     rounds,
     ours: answers(rounds, "ours") / DURATION,
@@ -124,7 +125,7 @@ const alternate = async (ours: Side, bare: Side) => {
     ratio: ratioOf(rounds),
     ratioInterval: interval(rounds, ratioOf),
     ratios: rounds.map((r) => r.ours.requests.average / r.bare.requests.average),
-    perAnswer: { ours: (seconds(rounds, "ours") / answers(rounds, "ours")) * 1e6, bare: (seconds(rounds, "bare") / answers(rounds, "bare")) * 1e6 },
+    perAnswer: { ours: cpuOf(rounds, "ours") * 1e6, bare: cpuOf(rounds, "bare") * 1e6 },
     cpuInterval: interval(rounds, cpuRatioOf)
   }
 }

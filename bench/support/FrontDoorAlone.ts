@@ -14,11 +14,12 @@
  * other objects than the sockets of the held answers, as in the whole service.
  */
 import { createReadStream, createWriteStream, rmSync } from "node:fs"
-import { request } from "node:http"
+import { type IncomingMessage, request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PassThrough, Writable } from "node:stream"
+import { finished } from "node:stream/promises"
 import { createGunzip, createGzip } from "node:zlib"
 import * as AccessLog from "@climate-grade/http/AccessLog"
 import * as FrontDoor from "@climate-grade/http/FrontDoor"
@@ -44,35 +45,28 @@ const server = FrontDoor.makeServer(
   log
 )
 
-/** Resolves when `start` calls back. */
-const untilDone = (start: (done: () => void) => void) => new Promise<void>((resolve) => start(resolve))
-const drained = (stream: NodeJS.ReadableStream, done: () => void) => stream.on("data", () => {}).on("end", done)
+/** Reads `stream` to its end, its data dropped. */
+const drained = (stream: NodeJS.ReadableStream) => finished(stream.resume())
 
 const pollute = async (port: number) => {
   if (pollution === "") return
   const file = join(tmpdir(), `front-door-alone-${process.pid}.txt`)
   for (let i = 0; i < 300; i++) {
     if (pollution === "streams" || pollution === "all") {
-      await untilDone((done) => {
-        const gzip = createGzip()
-        drained(gzip.pipe(createGunzip()), done)
-        gzip.end(Buffer.alloc(1000, i))
-      })
-      await untilDone((done) => {
-        const through = new PassThrough()
-        drained(through, done)
-        through.end("x")
-      })
-      await untilDone((done) => createWriteStream(file).on("finish", done).end("a"))
-      await untilDone((done) => drained(createReadStream(file), done))
-      await untilDone((done) => new Writable({ write: (_chunk, _encoding, next) => next() }).on("finish", done).end("a"))
+      const gzip = createGzip()
+      const gunzipped = gzip.pipe(createGunzip())
+      gzip.end(Buffer.alloc(1000, i))
+      await drained(gunzipped)
+      await drained(new PassThrough().end("x"))
+      await finished(createWriteStream(file).end("a"))
+      await drained(createReadStream(file))
+      await finished(new Writable({ write: (_chunk, _encoding, next) => next() }).end("a"))
     }
     if (pollution === "http" || pollution === "all") {
-      await untilDone((done) =>
-        request({ port, path: `/other/${i}`, method: i % 2 === 0 ? "POST" : "GET" }, (res) => drained(res, done)).end(
-          i % 2 === 0 ? "body" : undefined
-        )
+      const response = await new Promise<IncomingMessage>((answered) =>
+        request({ port, path: `/other/${i}`, method: i % 2 === 0 ? "POST" : "GET" }, answered).end(i % 2 === 0 ? "body" : undefined)
       )
+      await drained(response)
     }
   }
   rmSync(file, { force: true })
