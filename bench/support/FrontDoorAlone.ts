@@ -7,11 +7,14 @@
  * work costs an answer, apart from everything else a whole service has in its process. Prints
  * `PORT n` on standard error once listening.
  *
- * `BENCH_POLLUTE` (`streams`, `http` or `all`) first makes the process do some of what a whole
- * service does besides answering from the index, before it says its port: `streams` pipes
- * through compression, file, pass-through and plain writable streams, `http` sends requests of
- * its own to its own app (GETs, and POSTs with a body). Node's stream and HTTP code then has seen
- * other objects than the sockets of the held answers, as in the whole service.
+ * `BENCH_POLLUTE` (`streams`, `http`, `served`, `client` or `all`) first makes the process do some
+ * of what a whole service does besides answering from the index, before it says its port:
+ * `streams` pipes through compression, file, pass-through and plain writable streams, `http`
+ * sends requests of its own to its own app (GETs, and POSTs with a body). Node's stream and HTTP
+ * code then has seen other objects than the sockets of the held answers, as in the whole service.
+ * `served` and `client` split `http` into its two sides: `served` has the same requests sent from
+ * a worker thread (an isolate of its own), so this one runs only the server's side of them;
+ * `client` sends them from here to a server in a worker thread, so this one runs only the client's.
  */
 import { createReadStream, createWriteStream, rmSync } from "node:fs"
 import { type IncomingMessage, request } from "node:http"
@@ -19,6 +22,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PassThrough, Writable } from "node:stream"
+import { Worker } from "node:worker_threads"
 import { finished } from "node:stream/promises"
 import { createGunzip, createGzip } from "node:zlib"
 import * as AccessLog from "@climate-grade/http/AccessLog"
@@ -29,8 +33,8 @@ import * as LogLines from "../../apps/server/src/LogLines.js"
 const url = process.env.BENCH_URL!
 const etag = process.env.BENCH_ETAG!
 const pollution = process.env.BENCH_POLLUTE ?? ""
-if (!["", "streams", "http", "all"].includes(pollution)) {
-  console.error(`BENCH_POLLUTE is ${JSON.stringify(pollution)}: it takes streams, http or all`)
+if (!["", "streams", "http", "served", "client", "all"].includes(pollution)) {
+  console.error(`BENCH_POLLUTE is ${JSON.stringify(pollution)}: it takes streams, http, served, client or all`)
   process.exit(1)
 }
 const index = ResponseIndex.make()
@@ -48,10 +52,38 @@ const server = FrontDoor.makeServer(
 /** Reads `stream` to its end, its data dropped. */
 const drained = (stream: NodeJS.ReadableStream) => finished(stream.resume())
 
+const REQUESTS = 300
+
+/** CommonJS for a worker thread: `REQUESTS` GETs and POSTs to `port`, as `pollute` sends them, then a message. */
+const senderScript = `const { request } = require("node:http"); const { parentPort, workerData } = require("node:worker_threads");
+(async () => { for (let i = 0; i < ${REQUESTS}; i++) await new Promise((done) =>
+  request({ port: workerData, path: "/other/" + i, method: i % 2 === 0 ? "POST" : "GET" }, (res) => res.resume().on("end", done)).end(i % 2 === 0 ? "body" : undefined));
+  parentPort.postMessage("sent") })()`
+
+/** CommonJS for a worker thread: a server that reads each request's body and answers it, its port posted once listening. */
+const serverScript = `const { createServer } = require("node:http"); const { parentPort } = require("node:worker_threads");
+const s = createServer((req, res) => req.resume().on("end", () => res.writeHead(404, { "content-type": "application/json" }).end('{"detail":"none"}')));
+s.listen(0, "127.0.0.1", () => parentPort.postMessage(s.address().port))`
+
+/** A worker thread running `script`, and its first message. */
+const inWorker = <A>(script: string, workerData?: unknown) => {
+  const worker = new Worker(script, { eval: true, workerData })
+  return new Promise<{ readonly worker: Worker; readonly message: A }>((done, fail) => {
+    worker.once("message", (message: A) => done({ worker, message }))
+    worker.once("error", fail)
+  })
+}
+
 const pollute = async (port: number) => {
   if (pollution === "") return
+  if (pollution === "served") {
+    const { worker } = await inWorker(senderScript, port)
+    await worker.terminate()
+    return
+  }
+  const target = pollution === "client" ? await inWorker<number>(serverScript) : undefined
   const file = join(tmpdir(), `front-door-alone-${process.pid}.txt`)
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < REQUESTS; i++) {
     if (pollution === "streams" || pollution === "all") {
       const gzip = createGzip()
       const gunzipped = gzip.pipe(createGunzip())
@@ -62,14 +94,15 @@ const pollute = async (port: number) => {
       await drained(createReadStream(file))
       await finished(new Writable({ write: (_chunk, _encoding, next) => next() }).end("a"))
     }
-    if (pollution === "http" || pollution === "all") {
+    if (pollution === "http" || pollution === "client" || pollution === "all") {
       const response = await new Promise<IncomingMessage>((answered) =>
-        request({ port, path: `/other/${i}`, method: i % 2 === 0 ? "POST" : "GET" }, answered).end(i % 2 === 0 ? "body" : undefined)
+        request({ port: target?.message ?? port, path: `/other/${i}`, method: i % 2 === 0 ? "POST" : "GET" }, answered).end(i % 2 === 0 ? "body" : undefined)
       )
       await drained(response)
     }
   }
   rmSync(file, { force: true })
+  await target?.worker.terminate()
 }
 
 server.listen(0, "127.0.0.1", async () => {
