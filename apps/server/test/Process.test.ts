@@ -3,6 +3,8 @@
  * variables, and the operator command `dist/cli.js`.
  */
 import { execFileSync, spawn } from "node:child_process"
+import { rmSync } from "node:fs"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as BuiltServer from "./support/BuiltServer.js"
 
@@ -141,4 +143,27 @@ describe("the built server", () => {
     },
     90_000
   )
+})
+
+describe("a process whose output goes to a file (as the nginx test and the benchmarks start them)", () => {
+  const listening = /^READY (\d+)$/m
+
+  it("that fails at once is reported with what it last wrote", async () => {
+    const logFile = join(tempDir(), "output.log")
+    const failing = BuiltServer.spawnListening(["-e", 'process.stderr.write("cannot start: the reason\\n"); process.exit(3)'], {}, { logFile, listening })
+    await expect(failing).rejects.toThrow(/exited 3: cannot start: the reason/)
+  }, 30_000)
+
+  it("that ends after its file is gone keeps what was read before", async () => {
+    const dir = tempDir()
+    const running = left.track(
+      await BuiltServer.spawnListening(["-e", 'console.log("READY 1"); setInterval(() => {}, 1000)'], {}, { logFile: join(dir, "output.log"), listening })
+    )
+    rmSync(dir, { recursive: true, force: true })
+    running.child.kill("SIGTERM")
+    await running.exited
+    // The read at exit runs on the same exit; give it a turn, then nothing was lost or thrown.
+    await new Promise((done) => setImmediate(done))
+    expect(running.output()).toBe("READY 1\n")
+  }, 30_000)
 })

@@ -47,6 +47,15 @@ export interface StartOptions {
 
 const LISTENING = /Listening on http:\/\/[^:]+:(\d+)/
 
+/** `file`'s text, or `before` when it can no longer be read. */
+const readIfThere = (file: string, before: string): string => {
+  try {
+    return readFileSync(file, "utf8")
+  } catch {
+    return before
+  }
+}
+
 /** Spawns `node args…` and resolves once it says where it listens; rejects if it exits or stays silent first. */
 export const spawnListening = (
   args: ReadonlyArray<string>,
@@ -78,7 +87,13 @@ export const spawnListening = (
         output = readFileSync(file, "utf8")
         if (seen()) clearInterval(poll)
       }, 50)
-      void exited.then(() => clearInterval(poll))
+      // Read once more at exit, so that a process that fails to start says what it last wrote
+      // (the poll may not have read it yet); the file may be gone by then (a test's directory
+      // removed before its processes end), and then what was read before stands.
+      void exited.then(() => {
+        clearInterval(poll)
+        output = readIfThere(file, output)
+      })
     } else {
       child.stdout!.on("data", (d: Buffer) => {
         stdout += d
