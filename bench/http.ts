@@ -25,8 +25,9 @@
  * the access log and metrics in a process of their own, no app, no database): what the rest of a
  * whole service's process costs the same answer is the difference between the two.
  *   pnpm bench:http front-door
- * BENCH_SERVICE_ENV='{"BENCH_POLLUTE":"all"}' (or "streams", "http") has that process first use
- * Node's stream and HTTP code on other objects, as a whole service does (FrontDoorAlone.ts).
+ * BENCH_SERVICE_ENV='{"BENCH_POLLUTE":"all"}' (or "streams", "http", and "served" or "client" for
+ * one side of "http" alone) has that process first use Node's stream and HTTP code on other
+ * objects, as a whole service does (FrontDoorAlone.ts).
  */
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
