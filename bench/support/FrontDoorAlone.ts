@@ -15,6 +15,7 @@
  * `served` and `client` split `http` into its two sides: `served` has the same requests sent from
  * a worker thread (an isolate of its own), so this one runs only the server's side of them;
  * `client` sends them from here to a server in a worker thread, so this one runs only the client's.
+ * `ACCESS_LOG=off` leaves the access line out, as it does in the service.
  */
 import { createReadStream, createWriteStream, rmSync } from "node:fs"
 import { type IncomingMessage, request } from "node:http"
@@ -39,7 +40,13 @@ if (!["", "streams", "http", "served", "client", "all"].includes(pollution)) {
 }
 const index = ResponseIndex.make()
 index.remember(url, { etag, validUntil: Date.now() + 3_600_000 })
-const log = AccessLog.writer({ format: "json", instance: "front-door-alone", write: LogLines.stdoutLine() })
+/** `ACCESS_LOG=off`, as for the service: no access line (what the line costs an answer is the difference). */
+const accessLog = process.env.ACCESS_LOG ?? "on"
+if (accessLog !== "on" && accessLog !== "off") {
+  console.error(`ACCESS_LOG is ${JSON.stringify(accessLog)}: it takes on or off`)
+  process.exit(1)
+}
+const log = AccessLog.writer({ format: accessLog === "off" ? "off" : "json", instance: "front-door-alone", write: LogLines.stdoutLine() })
 const server = FrontDoor.makeServer(
   { basePath: "", publicOriginHttps: false, responses: index },
   (_req, res) => {
