@@ -38,12 +38,22 @@ const post = (path: string, body?: unknown) =>
     ...(body === undefined ? {} : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
   })
 
+/**
+ * The outcome of the sign-in or link that led here. Its words name the provider, whose name comes
+ * with the providers (`oauth/config`): until they are known the message keeps its place but is
+ * not shown (`pending`), so it neither names a provider wrongly and then changes, nor moves the
+ * page when it appears. A failed request for the providers shows it with a generic name.
+ */
 export const Outcome = ({ providers }: { providers: ReadonlyArray<Provider> | null }) => {
   const outcome = outcomeOf(location.search)
   if (outcome === null) return null
   const message = outcomeMessage(outcome.status, labelOf(providers, outcome.provider))
   return (
-    <p class={`status-message ${message.tone}`} role={message.tone === "bad" ? "alert" : "status"} data-status={outcome.status}>
+    <p
+      class={`status-message ${message.tone}${providers === null ? " pending" : ""}`}
+      role={message.tone === "bad" ? "alert" : "status"}
+      data-status={outcome.status}
+    >
       {message.text}
     </p>
   )
