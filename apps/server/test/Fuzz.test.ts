@@ -4,7 +4,10 @@
  * surrogates (in every path segment, query value, body field and cookie), repeated parameters,
  * long URLs, bad cookies and bearers and odd bodies. Whatever is sent, the service never answers
  * a 5xx (the weather budget is unlimited here, so a 503 could only be a fault), and every error
- * is a JSON `{detail}`.
+ * is a JSON `{detail}`. One 503 is the service doing its job: `/health` says the database does not
+ * answer when its probe gets no answer within 2 s, which a machine loaded by the rest of the suite
+ * can make happen (seen once in CI on PostgreSQL; the same seed passed on a quiet machine). That
+ * answer is asked again once, a second later, and the second answer is the one judged.
  */
 import { request } from "node:http"
 import { describe, expect, layer } from "@effect/vitest"
@@ -72,6 +75,16 @@ const send = (origin: string, sent: Sent) =>
     req.on("error", fail)
     req.end(sent.body)
   })
+
+const DATABASE_SILENT = "The database does not answer."
+
+/** `send`, with `/health`'s 503 for a database that did not answer in time asked again once (see above). */
+const sendJudged = async (origin: string, sent: Sent): Promise<Answer> => {
+  const answer = await send(origin, sent)
+  if (answer.status !== 503 || !sent.path.startsWith("/api/v2/health") || !answer.body.includes(DATABASE_SILENT)) return answer
+  await new Promise((done) => setTimeout(done, 1000))
+  return send(origin, sent)
+}
 
 interface Operation {
   readonly method: string
@@ -353,7 +366,7 @@ for (const backend of backends) {
             // each body field, holding a NUL or a lone surrogate in turn (with a valid session).
             const swept = sweep(drawn, token)
             for (const sent of swept) {
-              const answer = yield* Effect.promise(() => send(server.origin, sent))
+              const answer = yield* Effect.promise(() => sendJudged(server.origin, sent))
               histogram.set(answer.status, (histogram.get(answer.status) ?? 0) + 1)
               found.push(...problems(sent, answer))
             }
@@ -361,7 +374,7 @@ for (const backend of backends) {
             yield* Effect.promise(() =>
               fc.assert(
                 fc.asyncProperty(drawRequest(drawn, token), async (sent) => {
-                  const answer = await send(server.origin, sent)
+                  const answer = await sendJudged(server.origin, sent)
                   histogram.set(answer.status, (histogram.get(answer.status) ?? 0) + 1)
                   reached.add(`${sent.method} ${sent.path.split("?")[0]}`)
                   const wrong = problems(sent, answer)
