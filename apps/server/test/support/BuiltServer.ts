@@ -84,12 +84,12 @@ export const spawnListening = (
     if (options.logFile !== undefined) {
       const file = options.logFile
       const poll = setInterval(() => {
-        output = readFileSync(file, "utf8")
+        output = readIfThere(file, output)
         if (seen()) clearInterval(poll)
       }, 50)
       // Read once more at exit, so that a process that fails to start says what it last wrote
-      // (the poll may not have read it yet); the file may be gone by then (a test's directory
-      // removed before its processes end), and then what was read before stands.
+      // (the poll may not have read it yet). Every read takes a file that is gone (a test's
+      // directory removed before its processes end) as no news: what was read before stands.
       void exited.then(() => {
         clearInterval(poll)
         output = readIfThere(file, output)
