@@ -160,6 +160,23 @@ const report = (names: readonly [string, string], result: Awaited<ReturnType<typ
   console.log(
     `  CPU per answer: ours ${perAnswer.ours.toFixed(1)} µs, bare ${perAnswer.bare.toFixed(1)} µs (bare / ours ${(perAnswer.bare / perAnswer.ours).toFixed(2)}${between(result.cpuInterval)})`
   )
+  for (const [name, side] of [[ours, "ours"], [bare, "bare"]] as const) {
+    const mix = statuses(result.rounds.map((r) => r[side]))
+    if (mix.size > 1) console.log(`  ${name}: not one answer throughout (${[...mix].map(([code, n]) => `${code} × ${n}`).join(", ")}): the ratio compares unlike answers`)
+  }
+}
+
+/**
+ * The statuses a side answered over its rounds. The held answer is checked once, before the
+ * rounds; if it changes during them (its cell's day ends, its minute runs out and is not renewed)
+ * the load gets other answers, and the ratio no longer compares the same work.
+ */
+const statuses = (results: ReadonlyArray<autocannon.Result>) => {
+  const mix = new Map<string, number>()
+  for (const r of results) {
+    for (const [code, stats] of Object.entries(r.statusCodeStats ?? {})) mix.set(code, (mix.get(code) ?? 0) + (stats.count ?? 0))
+  }
+  return mix
 }
 
 const line = (name: string, r: autocannon.Result, perSecond = r.requests.average) =>
