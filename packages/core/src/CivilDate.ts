@@ -104,3 +104,23 @@ export const todayIn = (epochMillis: number, timeZone: string): EpochDay => {
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value)
   return fromYmd({ year: get("year"), month: get("month"), day: get("day") })
 }
+
+/**
+ * The first millisecond after `epochMillis`, and at most `spanMs` after it, at which the local date
+ * in `timeZone` is no longer the date at `epochMillis`; undefined when the date holds through the
+ * span. Found by halving the span (Intl knows the zone's offsets and their changes; a date turns
+ * once in any span shorter than a day), so a held answer can last until the place's midnight
+ * itself instead of stopping a whole span short of it.
+ */
+export const dateChangeWithin = (epochMillis: number, timeZone: string, spanMs: number): number | undefined => {
+  const today = todayIn(epochMillis, timeZone)
+  let before = epochMillis
+  let after = epochMillis + spanMs
+  if (todayIn(after, timeZone) === today) return undefined
+  while (after - before > 1) {
+    const mid = before + Math.floor((after - before) / 2)
+    if (todayIn(mid, timeZone) === today) before = mid
+    else after = mid
+  }
+  return after
+}

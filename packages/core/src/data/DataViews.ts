@@ -218,9 +218,13 @@ export const make = (options: DataViewsOptions) =>
 
 
     const MINUTE = 60_000
-    /** At most a minute, never across the cell's local midnight, never past the given bounds. */
+    /**
+     * At most a minute, never past the cell's local midnight (held until that instant, so that in
+     * the day's last minute its revalidations are still answered from the index), never past the
+     * given bounds.
+     */
     const validity = (now: number, timezone: string, ...bounds: ReadonlyArray<number>) =>
-      CivilDate.todayIn(now + MINUTE, timezone) !== CivilDate.todayIn(now, timezone) ? 0 : Math.min(now + MINUTE, ...bounds)
+      Math.min(now + MINUTE, CivilDate.dateChangeWithin(now, timezone, MINUTE) ?? Infinity, ...bounds)
 
     /** The grade or forecast view's plan over a record's parts, at `now`. */
     const forecastViewPlan = <A>(

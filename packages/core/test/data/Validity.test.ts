@@ -1,7 +1,7 @@
 /**
  * Until when a plan's ETag may be trusted without asking again (`validUntil`): never across the
- * cell's local midnight (the default date turns), never while the label or the forecast is
- * missing (the next request may find them and change the token).
+ * cell's local midnight (the default date turns) but up to it, never while the label or the
+ * forecast is missing (the next request may find them and change the token).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cell, CellData, CivilDate, DataViews, Grader, UpstreamFailure } from "@climate-grade/core"
@@ -96,6 +96,8 @@ describe("validUntil", () => {
                 // Views of "today" never carry their ETag across the cell's midnight.
                 if (name === "grade" || name === "forecast" || name === "defaultDay") {
                   expect(until, name).toBeLessThanOrEqual(nextMidnight)
+                  // In the day's last minute they are held up to that midnight (or the hourly check).
+                  if (offset < 0 && offset > -60_000) expect(until, name).toBe(Math.min(MIDNIGHT, now - age + HOUR_MS))
                 }
               }
             }
@@ -107,11 +109,16 @@ describe("validUntil", () => {
       expect(nearMidnight).toBeGreaterThanOrEqual(3)
     }))
 
-  it.effect("a minute before the cell's midnight, today's views are not held at all; two minutes before, until at most a minute on", () =>
+  it.effect("within a minute of the cell's midnight, today's views are held until that midnight exactly; two minutes before, a minute on", () =>
     Effect.gen(function* () {
       const world: World = { label: "Delhi, IN", forecast: true, checkedAt: MIDNIGHT - 30 * 60_000 }
-      const close = yield* plans(world, MIDNIGHT - 30_000)
-      for (const r of [close.grade, close.forecast, close.defaultDay]) expect(r._tag === "Right" && r.right.validUntil).toBe(0)
+      for (const early of [30_000, 1]) {
+        const close = yield* plans(world, MIDNIGHT - early)
+        for (const r of [close.grade, close.forecast, close.defaultDay]) expect(r._tag === "Right" && r.right.validUntil).toBe(MIDNIGHT)
+        // The next day's plans, made at midnight, are of the new date.
+        const after = yield* plans(world, MIDNIGHT)
+        expect(after.grade._tag === "Right" && after.grade.right.token).not.toBe(close.grade._tag === "Right" && close.grade.right.token)
+      }
       const before = yield* plans(world, MIDNIGHT - 120_000)
       for (const r of [before.grade, before.forecast, before.defaultDay]) {
         expect(r._tag === "Right" && r.right.validUntil).toBe(MIDNIGHT - 60_000)
