@@ -168,8 +168,8 @@ const report = (names: readonly [string, string], result: Awaited<ReturnType<typ
 
 /**
  * The statuses a side answered over its rounds. The held answer is checked once, before the
- * rounds; if it changes during them (its cell's day ends, its minute runs out and is not renewed)
- * the load gets other answers, and the ratio no longer compares the same work.
+ * rounds; if it changes during them (its cell's day ends: a new ETag, so the load's If-None-Match
+ * gets the whole bundle) the ratio no longer compares the same work.
  */
 const statuses = (results: ReadonlyArray<autocannon.Result>) => {
   const mix = new Map<string, number>()
