@@ -13,6 +13,7 @@ import { backends, Chromium, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@clim
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { sampleValue } from "./support/Prometheus.js"
 
 const world = (backend: (typeof backends)[number], extraEnv: Record<string, string> = {}, logs?: Array<string>) =>
   Layer.unwrapScoped(
@@ -98,12 +99,6 @@ const createUser = (email: string, password: string) =>
   })
 
 const json = { "content-type": "application/json" }
-
-/** The value of one sample line of a Prometheus exposition, 0 when absent. */
-const sampleValue = (text: string, prefix: string) => {
-  const line = text.split("\n").find((l) => l.startsWith(prefix))
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1))
-}
 
 let cells = 0
 const freshCell = () => {

@@ -14,6 +14,7 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as BuiltServer from "./support/BuiltServer.js"
+import { sampleValue } from "./support/Prometheus.js"
 
 const LIBFAKETIME = ["/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1"].find(
   (path) => existsSync(path)
@@ -41,7 +42,7 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, Math.max(0, ms)))
 
-const indexAnswers = (metrics: string) => Number(/^http_cache_answers_total\{tier="index"\} (\d+)$/m.exec(metrics)?.[1] ?? Number.NaN)
+const indexAnswers = (metrics: string) => sampleValue(metrics, 'http_cache_answers_total{tier="index"}')
 
 describe.skipIf(LIBFAKETIME === undefined)("the cell's local midnight", () => {
   it("in the day's last minute revalidations are answered from the index; from midnight the same ETag gets the new day", async () => {

@@ -16,6 +16,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { sampleValue } from "./support/Prometheus.js"
 
 class Upstreams extends Context.Tag("test/TrendUpstreams")<
   Upstreams,
@@ -87,10 +88,7 @@ const eventually = <A>(read: Effect.Effect<A, unknown>, done: (a: A) => boolean)
 /** The data answers so far by the tier that served them (`/metrics`, with the test server's METRICS_TOKEN). */
 const tiers = (server: TestServer["Type"]) =>
   Effect.map(Effect.promise(() => fetch(server.url("/metrics"), { headers: server.metricsHeaders }).then((r) => r.text())), (text) => {
-    const value = (tier: string) => {
-      const line = text.split("\n").find((l) => l.startsWith(`http_cache_answers_total{tier="${tier}"}`))
-      return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1))
-    }
+    const value = (tier: string) => sampleValue(text, `http_cache_answers_total{tier="${tier}"}`)
     return { built: value("built"), stored: value("stored"), index: value("index"), not_modified: value("not_modified") }
   })
 
