@@ -326,14 +326,18 @@ for (const backend of backends) {
           yield* Effect.promise(async () => {
             await page.keyboard.press("Enter")
             await page.waitForURL((u) => u.searchParams.get("date") === date)
-            await page.locator("#day-title").filter({ hasText: String(Number(date.slice(8, 10))) }).waitFor()
+            // The whole title, anchored: the day's number alone ("20") is found in today's year ("2026").
+            const month = expected.toLocaleString("en-GB", { month: "long", timeZone: "UTC" })
+            const title = new RegExp(`^The day: \\w{3} ${expected.getUTCDate()} ${month} ${expected.getUTCFullYear()}$`)
+            await page.locator("#day-title").filter({ hasText: title }).waitFor()
           })
           expect(calls.filter((c) => c.startsWith("/api/v2/day"))).toHaveLength(1)
           // Back returns to today: the day view follows the address.
           yield* Effect.promise(async () => {
             await page.goBack()
             await page.waitForURL((u) => u.searchParams.get("date") === null)
-            await page.locator("#day-title").filter({ hasText: /The day: \w{3} \d+ \w+ \d{4}/ }).waitFor()
+            const today = (await page.locator("#today-title").textContent())!.replace(/^Today, /, "")
+            await page.locator("#day-title").filter({ hasText: `The day: ${today}` }).waitFor()
           })
         })
       )
