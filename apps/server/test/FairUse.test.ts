@@ -21,6 +21,7 @@ import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { appConfig, describeConfigError } from "../src/AppConfig.js"
+import { historyStartCosting } from "./support/History.js"
 
 class Upstreams extends Context.Tag("test/FairUseUpstreams")<
   Upstreams,
@@ -34,7 +35,7 @@ const world = (backend: (typeof backends)[number], env: Record<string, string>) 
       const geocoder = yield* FakeNominatim.make
       const all = {
         ...FakeEnv.upstreams(weather, geocoder),
-        HISTORY_START: "1980-01-01",
+        HISTORY_START: historyStartCosting(370),
         TRUSTED_PROXY_HOPS: "1",
         ...env
       }
@@ -121,7 +122,7 @@ describe("WEATHER_DAILY_UNITS and its shares", () => {
 
 for (const backend of backends) {
   describe(`fair use on ${backend.name}`, () => {
-    // A new cell's history (1980 until today) costs ~370 units: room for one, not two; no shares.
+    // A new cell's history costs ~370 units (historyStartCosting): room for one, not two; no shares.
     layer(world(backend, { WEATHER_DAILY_UNITS: "500", WEATHER_CLIENT_SHARE: "100", WEATHER_SIGNED_IN_SHARE: "0" }), {
       timeout: 120_000
     })((it) => {

@@ -16,6 +16,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { historyStartCosting } from "./support/History.js"
 import { sampleValue } from "./support/Prometheus.js"
 
 class Upstreams extends Context.Tag("test/TrendUpstreams")<
@@ -278,11 +279,17 @@ for (const backend of backends) {
         }))
     })
 
-    // A new cell's history (1980 until today) costs ~370 units: room for one, not two (the whole
+    // A new cell's history costs ~370 units (historyStartCosting): room for one, not two (the whole
     // day for any client: no shares).
-    layer(world(backend, { WEATHER_DAILY_UNITS: "500", WEATHER_CLIENT_SHARE: "100", WEATHER_SIGNED_IN_SHARE: "0" }), {
-      timeout: 120_000
-    })((it) => {
+    layer(
+      world(backend, {
+        HISTORY_START: historyStartCosting(370),
+        WEATHER_DAILY_UNITS: "500",
+        WEATHER_CLIENT_SHARE: "100",
+        WEATHER_SIGNED_IN_SHARE: "0"
+      }),
+      { timeout: 120_000 }
+    )((it) => {
       it.effect("past the day's budget a new cell's trend is 503 with Retry-After; a held one still answers", () =>
         Effect.gen(function* () {
           const { up, server } = yield* Effect.all({ server: TestServer, up: Upstreams })
