@@ -12,7 +12,8 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
-import { backends, Chromium, FakeChatProvider, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { CivilDate } from "@climate-grade/core"
+import { backends, Chromium, DayEdges, FakeChatProvider, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -46,7 +47,6 @@ const longDate = (iso: string) => {
   const d = new Date(`${iso}T00:00:00Z`)
   return `${WEEKDAYS[d.getUTCDay()]} ${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`
 }
-const addDays = (iso: string, days: number) => new Date(Date.parse(`${iso}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 
 /** The page's clock moved by `days` (Date.now and new Date()); its timers run as they do. */
 const moveClock = (page: Page, days: number) =>
@@ -292,6 +292,8 @@ for (const backend of backends) {
         const browser = yield* Chromium.Chromium
         const { context, page } = yield* Chromium.scopedPage(browser, { width: 375 })
         const address = url("/?lat=50.10&lon=8.70")
+        // The stored copy's day must stay today (the cell's) while the test runs.
+        yield* DayEdges.clearOfDateChange(DayEdges.CELL_ZONE, 120_000)
         yield* run(async () => {
           await page.goto(address)
           await waitForGrades(page)
@@ -304,11 +306,13 @@ for (const backend of backends) {
         const storedDate = new Date(Date.UTC(Number(y), MONTHS.indexOf(month!), Number(d))).toISOString().slice(0, 10)
         expect(longDate(storedDate)).toBe(stored)
 
-        for (const [days, expectTop] of [
-          [3, `Today, ${longDate(addDays(storedDate, 3))}`],
+        for (const days of [3, -2]) {
+          // The moved clock's own date where the cell is: three days of 24 hours can be two or
+          // four dates on across a daylight-saving change.
+          yield* DayEdges.clearOfDateChange(DayEdges.CELL_ZONE, 60_000, days * 86_400_000)
+          const movedDate = CivilDate.format(CivilDate.todayIn(Date.now() + days * 86_400_000, DayEdges.CELL_ZONE))
           // A clock behind the copy: its day is not today either, and no forecast day is today.
-          [-2, longDate(storedDate)]
-        ] as const) {
+          const expectTop = days === 3 ? `Today, ${longDate(movedDate)}` : longDate(storedDate)
           const moved = yield* run(() => context.newPage())
           yield* run(async () => {
             await moveClock(moved, days)
@@ -327,7 +331,7 @@ for (const backend of backends) {
             // Today's grades are the stored forecast's entry for today, which the strip marks "Today".
             const todayColumn = moved.locator(".fc-day").filter({ has: moved.locator(".fc-weekday", { hasText: /^Today$/ }) })
             expect(yield* run(() => todayColumn.count())).toBe(1)
-            const [, day, name] = longDate(addDays(storedDate, 3)).split(" ")
+            const [, day, name] = longDate(movedDate).split(" ")
             expect(yield* run(() => todayColumn.locator(".fc-daynum").textContent())).toBe(`${day} ${name!.slice(0, 3)}`)
             const strip = yield* run(() => todayColumn.locator(".fc-num").allTextContents())
             const cards = yield* run(() => moved.locator(".grade-card .num").allTextContents())
@@ -344,7 +348,8 @@ for (const backend of backends) {
           yield* run(() => moved.close())
         }
       }),
-      120_000
+      // Up to two minutes waiting out a date change, then the pages.
+      300_000
     )
   })
 }
@@ -381,6 +386,10 @@ for (const backend of backends) {
         const { url } = yield* TestServer
         const browser = yield* Chromium.Chromium
         const { page, log } = yield* Chromium.scopedPage(browser, { width: 375, timezoneId: "Asia/Tokyo" })
+        // Not in the day's last two minutes (then the page says "try again in …", not when the
+        // day opens), nor about to turn the day in Tokyo (its "today" or "tomorrow").
+        yield* DayEdges.clearOfDateChange(DayEdges.BUDGET_ZONE, 150_000)
+        yield* DayEdges.clearOfDateChange("Asia/Tokyo", 60_000)
         yield* run(async () => {
           await page.goto(url("/?lat=35.68&lon=139.69&name=Tokyo"))
           await page.getByText("This place could not be loaded").waitFor({ timeout: 30_000 })
@@ -400,7 +409,8 @@ for (const backend of backends) {
         yield* shot(page, "budget-375.png")
         expect(log.errors.filter((e) => !e.includes("503"))).toEqual([])
       }),
-      120_000
+      // Up to three minutes waiting out a date change, then the page.
+      300_000
     )
   })
 }
