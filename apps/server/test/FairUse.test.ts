@@ -10,7 +10,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { PasswordHasher, Sessions, UpstreamBudget, type User, Users } from "@climate-grade/core"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
-import { backends, FakeEnv, FakeNominatim, FakeOpenMeteo, TestDatabase } from "@climate-grade/testing"
+import { backends, DayEdges, FakeEnv, FakeNominatim, FakeOpenMeteo, TestDatabase } from "@climate-grade/testing"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -128,6 +128,8 @@ for (const backend of backends) {
     })((it) => {
       it.effect("past the day's budget a new cell is 503 with Retry-After until 00:00 UTC; held cells still answer", () =>
         Effect.gen(function* () {
+          // One budget day throughout: not its last 20 seconds.
+          yield* DayEdges.clearOfDateChange(DayEdges.BUDGET_ZONE, 20_000)
           const { weather } = yield* Upstreams
           expect((yield* get("/api/v2/grade?lat=10&lon=10")).status).toBe(200)
           // The gauge: 500 less one new cell (~370) and one forecast (1).
@@ -145,7 +147,9 @@ for (const backend of backends) {
           for (const path of ["/api/v2/day?lat=10&lon=10", "/api/v2/calendar?lat=10&lon=10", "/api/v2/cell?lat=10&lon=10"]) {
             expect((yield* get(path)).status).toBe(200)
           }
-        }))
+        }),
+        60_000
+      )
     })
 
     // ~370 units a cell: a client's fifth (400) pays one; the anonymous part (1,500) four; the
@@ -153,6 +157,8 @@ for (const backend of backends) {
     layer(world(backend, { WEATHER_DAILY_UNITS: "2000" }), { timeout: 120_000 })((it) => {
       it.effect("one anonymous client cannot spend more than its share, others still load new places, and the last part of the day is kept for signed-in users", () =>
         Effect.gen(function* () {
+          // One budget day throughout: not its last 20 seconds.
+          yield* DayEdges.clearOfDateChange(DayEdges.BUDGET_ZONE, 20_000)
           const { geocoder, weather } = yield* Upstreams
           expect((yield* get("/api/v2/cell?lat=1&lon=1", "10.10.0.1")).status).toBe(200)
           const asked = [weather.requests.forecast.length, geocoder.requests.length]
@@ -193,13 +199,17 @@ for (const backend of backends) {
             "Today's weather budget (2000 cost units) is spent, so no new place can be loaded until 00:00 UTC; places already loaded still answer."
           ])
           expect(weather.requests.archive).toHaveLength(5)
-        }))
+        }),
+        60_000
+      )
     })
 
     // A tenth of the day per client and user: two new places each.
     layer(world(backend, { WEATHER_DAILY_UNITS: "8000", WEATHER_CLIENT_SHARE: "10" }), { timeout: 120_000 })((it) => {
       it.effect("a watch of a new place loads it first, paid from its user's share and in its client's slots; refused, no watch is made", () =>
         Effect.gen(function* () {
+          // One budget day throughout: not its last 20 seconds.
+          yield* DayEdges.clearOfDateChange(DayEdges.BUDGET_ZONE, 20_000)
           const { weather } = yield* Upstreams
           // Three new places watched at once from one address: two load, the third is refused at once.
           const token = yield* signedIn("watcher@example.org")
@@ -236,7 +246,9 @@ for (const backend of backends) {
           expect(cells).toHaveLength(3)
           expect(cells).toContain("30.00,30.00")
           expect(cells).not.toContain("23.00,23.00")
-        }))
+        }),
+        60_000
+      )
     })
 
     layer(world(backend, {}), { timeout: 120_000 })((it) => {

@@ -10,7 +10,7 @@ import { gunzipSync } from "node:zlib"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Cell, CivilDate, Views } from "@climate-grade/core"
-import { backends, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { backends, DayEdges, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -292,6 +292,8 @@ for (const backend of backends) {
     )((it) => {
       it.effect("past the day's budget a new cell's trend is 503 with Retry-After; a held one still answers", () =>
         Effect.gen(function* () {
+          // One budget day throughout: not its last 20 seconds.
+          yield* DayEdges.clearOfDateChange(DayEdges.BUDGET_ZONE, 20_000)
           const { up, server } = yield* Effect.all({ server: TestServer, up: Upstreams })
           const held = freshCell()
           expect((yield* get(server.url(`/api/v2/trend?${q(held)}`))).status).toBe(200)
@@ -301,7 +303,9 @@ for (const backend of backends) {
           expect(json(refused).detail).toMatch(/^Today's weather budget \(500 cost units\) is spent/)
           expect(up.weather.requests.archive).toHaveLength(1)
           expect((yield* get(server.url(`/api/v2/trend?${q(held)}`))).status).toBe(200)
-        }))
+        }),
+        60_000
+      )
     })
   })
 }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { TestServer } from "@climate-grade/server/test/TestServer"
-import { backends, Chromium } from "@climate-grade/testing"
+import { backends, Chromium, DayEdges } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import type { Page, Response } from "playwright-core"
 import { siteWorld } from "./support/SiteWorld.js"
@@ -127,6 +127,8 @@ for (const backend of backends) {
 
       it.scoped("a reload revalidates the page, its assets and the data (304s) and draws the stored copy", () =>
         Effect.gen(function* () {
+          // The cell's day holds from the first load to the reload (else: a new ETag, new grades).
+          yield* DayEdges.clearOfDateChange(DayEdges.CELL_ZONE, 60_000)
           const { url } = yield* TestServer
           const browser = yield* Chromium.Chromium
           const { lat, lon } = freshPlace()
@@ -167,10 +169,15 @@ for (const backend of backends) {
           expect(site.map((a) => a.path)).toEqual(expect.arrayContaining(["/", ...loaded.filter((p) => /\.(js|css|json)$/.test(p))]))
           expect(site.some((a) => a.path.endsWith(".js"))).toBe(true)
           for (const a of site) expect(a.status, a.path).toBe(304)
-        }))
+        }),
+        // A minute at most waiting out the cell's midnight, then the test.
+        120_000
+      )
 
       it.scoped("with the API cut, a reload says 'offline' and still shows the stored data", () =>
         Effect.gen(function* () {
+          // The cell's day holds from the first load to the reload (else: a new ETag, new grades).
+          yield* DayEdges.clearOfDateChange(DayEdges.CELL_ZONE, 60_000)
           const { url } = yield* TestServer
           const browser = yield* Chromium.Chromium
           const { lat, lon } = freshPlace()
@@ -189,7 +196,10 @@ for (const backend of backends) {
           expect(yield* Effect.promise(() => page.getByText(/offline/i).first().isVisible())).toBe(true)
           expect(yield* Effect.promise(() => page.locator(".grade-card").allTextContents())).toEqual(cards)
           expect(yield* Effect.promise(() => page.getByRole("heading", { level: 1 }).textContent())).toBe("Testville, TL")
-        }))
+        }),
+        // A minute at most waiting out the cell's midnight, then the test.
+        120_000
+      )
     })
   })
 }
