@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, layer } from "@effect/vitest"
 import { CivilDate } from "@climate-grade/core"
-import { backends, FakeEnv, FakeNominatim, FakeOpenMeteo, TestDatabase } from "@climate-grade/testing"
+import { backends, DayEdges, FakeEnv, FakeNominatim, FakeOpenMeteo, TestDatabase } from "@climate-grade/testing"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -95,6 +95,8 @@ for (const backend of backends) {
 
       it.effect("grade: today's values graded; weak ETag, no-cache, Vary; a cold cell costs one call of each kind", () =>
         Effect.gen(function* () {
+          // Today is the fake's Berlin date, read before and after the requests: the same throughout.
+          yield* DayEdges.clearOfDateChange(DayEdges.CELL_ZONE, 15_000)
           const { server, up } = yield* setup
           const cell = freshCell()
           const before = { a: up.weather.requests.archive.length, f: up.weather.requests.forecast.length, g: up.geocoder.requests.length }
@@ -225,6 +227,8 @@ for (const backend of backends) {
 
       it.effect("forecast: every day from today to the last forecast day", () =>
         Effect.gen(function* () {
+          // Today is the fake's Berlin date, read before and after the requests: the same throughout.
+          yield* DayEdges.clearOfDateChange(DayEdges.CELL_ZONE, 15_000)
           const { server } = yield* setup
           const body = json(yield* get(server.url(`/api/v2/forecast?${q(freshCell())}`)))
           const days = body.days as Array<{ date: string; tmax: { unit: string } }>
@@ -236,6 +240,8 @@ for (const backend of backends) {
 
       it.effect("calendar: the range clamp in its order, and the series", () =>
         Effect.gen(function* () {
+          // Today is the fake's Berlin date, read before and after the requests: the same throughout.
+          yield* DayEdges.clearOfDateChange(DayEdges.CELL_ZONE, 15_000)
           const { server } = yield* setup
           const cell = freshCell()
           const end = CivilDate.format(todayBerlin() - 5)
@@ -263,6 +269,8 @@ for (const backend of backends) {
 
       it.effect("day: history, forecast, climatology alone; dates outside the range are 400", () =>
         Effect.gen(function* () {
+          // Today is the fake's Berlin date, read before and after the requests: the same throughout.
+          yield* DayEdges.clearOfDateChange(DayEdges.CELL_ZONE, 15_000)
           const { server, up } = yield* setup
           const cell = freshCell()
           const day = (extra: string) => get(server.url(`/api/v2/day?${q(cell, extra)}`))
