@@ -1,7 +1,8 @@
 // Bundles the server's own workspace packages into dist/; third-party packages stay in
 // node_modules (PGlite loads its WASM files relative to its own module).
-import { readdir, readFile, rm, writeFile } from "node:fs/promises"
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { builtinModules } from "node:module"
+import { join, relative } from "node:path"
 import { build } from "esbuild"
 
 /**
@@ -25,46 +26,50 @@ const resolvableHere = (path) => {
   }
 }
 
-const { metafile } = await build({
-  entryPoints: { main: "src/main.ts", cli: "src/cli.ts" },
-  outdir: "dist",
-  bundle: true,
-  platform: "node",
-  target: "node20",
-  format: "esm",
-  // Modules imported dynamically (the docs page's Scalar bundle: packages/http/src/DocsPage.ts)
-  // go to chunks of their own, read when first imported, and code main and cli share to a common one.
-  splitting: true,
-  sourcemap: true,
-  // CommonJS dependencies bundled with Effect's still call require() for Node's modules.
-  banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
-  logLevel: "warning",
-  metafile: true,
-  plugins: [
-    {
-      // esbuild assigns a module to chunks by the entry points that can reach it, used or not: through
-      // `@effect/platform`'s index, which the server imports, Scalar's page (~3.4 MB of script) would
-      // land in the chunk read at start. Without that line of the index, only `ScalarPage` reaches it.
-      name: "platform-index-without-scalar",
-      setup(b) {
-        b.onLoad({ filter: /[\\/]@effect[\\/]platform[\\/]dist[\\/]esm[\\/]index\.js$/ }, async (args) => {
-          const source = await readFile(args.path, "utf8")
-          const line = /^export \* as HttpApiScalar from "\.\/HttpApiScalar\.js";$/m
-          if (!line.test(source)) throw new Error(`${args.path}: no HttpApiScalar line to leave out`)
-          return { contents: source.replace(line, ""), loader: "js" }
-        })
+/** Bundles the server into `outdir`; the paths of what it wrote. */
+const bundle = async (outdir) => {
+  const { metafile } = await build({
+    entryPoints: { main: "src/main.ts", cli: "src/cli.ts" },
+    outdir,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    // Modules imported dynamically (the docs page's Scalar bundle: packages/http/src/DocsPage.ts)
+    // go to chunks of their own, read when first imported, and code main and cli share to a common one.
+    splitting: true,
+    sourcemap: true,
+    // CommonJS dependencies bundled with Effect's still call require() for Node's modules.
+    banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
+    logLevel: "warning",
+    metafile: true,
+    plugins: [
+      {
+        // esbuild assigns a module to chunks by the entry points that can reach it, used or not: through
+        // `@effect/platform`'s index, which the server imports, Scalar's page (~3.4 MB of script) would
+        // land in the chunk read at start. Without that line of the index, only `ScalarPage` reaches it.
+        name: "platform-index-without-scalar",
+        setup(b) {
+          b.onLoad({ filter: /[\\/]@effect[\\/]platform[\\/]dist[\\/]esm[\\/]index\.js$/ }, async (args) => {
+            const source = await readFile(args.path, "utf8")
+            const line = /^export \* as HttpApiScalar from "\.\/HttpApiScalar\.js";$/m
+            if (!line.test(source)) throw new Error(`${args.path}: no HttpApiScalar line to leave out`)
+            return { contents: source.replace(line, ""), loader: "js" }
+          })
+        }
+      },
+      {
+        name: "external-dependencies",
+        setup(b) {
+          b.onResolve({ filter: /^[^./]/ }, (args) =>
+            INLINED.test(args.path) || !resolvableHere(args.path) ? undefined : { path: args.path, external: true }
+          )
+        }
       }
-    },
-    {
-      name: "external-dependencies",
-      setup(b) {
-        b.onResolve({ filter: /^[^./]/ }, (args) =>
-          INLINED.test(args.path) || !resolvableHere(args.path) ? undefined : { path: args.path, external: true }
-        )
-      }
-    }
-  ]
-})
+    ]
+  })
+  return Object.keys(metafile.outputs)
+}
 
 /**
  * One byte per character in memory: V8 keeps a script's source as a string, of two bytes per
@@ -73,14 +78,36 @@ const { metafile } = await build({
  * templates and regular expressions in ASCII (escapes), so what is left is in comments: each such
  * UTF-16 unit becomes `?`, which keeps every column the source map points at.
  */
-for (const output of Object.keys(metafile.outputs).filter((path) => path.endsWith(".js"))) {
-  const code = await readFile(output, "utf8")
-  const ascii = code.replace(/[\u0080-\uffff]/g, "?")
-  if (ascii !== code) await writeFile(output, ascii)
+const toAscii = async (outputs) => {
+  for (const output of outputs.filter((path) => path.endsWith(".js"))) {
+    const code = await readFile(output, "utf8")
+    const ascii = code.replace(/[\u0080-\uffff]/g, "?")
+    if (ascii !== code) await writeFile(output, ascii)
+  }
 }
 
-// Chunks are named by their content: those of earlier builds go (a server started from them has
-// read all it needs but the docs page's chunk, which it then reads on first request: restart it).
-for (const file of await readdir("dist")) {
-  if (metafile.outputs[`dist/${file}`] === undefined) await rm(`dist/${file}`)
+/**
+ * Built in a directory of its own beside dist/ (at the same depth, so the source maps' relative
+ * paths hold), then moved in file by file (a rename replaces a file at once): test files build
+ * the server in parallel, and a build writing dist/main.js in place could be read half-written by
+ * a server another one starts. The entry points move last, so a process started from them finds
+ * the chunks they import.
+ */
+await mkdir("dist", { recursive: true })
+const staging = await mkdtemp(".build-")
+try {
+  const outputs = await bundle(staging)
+  await toAscii(outputs)
+  const built = outputs.map((path) => relative(staging, path))
+  const entry = (file) => /^(main|cli)\.js$/.test(file)
+  for (const file of [...built.filter((f) => !entry(f)), ...built.filter(entry)]) {
+    await rename(join(staging, file), join("dist", file))
+  }
+  // Chunks are named by their content: those of earlier builds go (a server started from them has
+  // read all it needs but the docs page's chunk, which it then reads on first request: restart it).
+  for (const file of await readdir("dist")) {
+    if (!built.includes(file)) await rm(join("dist", file), { force: true })
+  }
+} finally {
+  await rm(staging, { recursive: true, force: true })
 }
