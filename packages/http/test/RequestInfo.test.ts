@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as fc from "effect/FastCheck"
 import * as Option from "effect/Option"
 import * as RequestInfo from "../src/RequestInfo.js"
 
@@ -32,4 +33,50 @@ describe("RequestInfo.forwardedScheme: X-Forwarded-Proto as TRUSTED_PROXY_HOPS a
     expect(RequestInfo.httpsOrigin(Option.some("http://grades.example.org"))).toBe(false)
     expect(RequestInfo.httpsOrigin(Option.none())).toBe(false)
   })
+})
+
+describe("RequestInfo.clientAddressFrom: X-Forwarded-For as TRUSTED_PROXY_HOPS allows", () => {
+  /** The rule as a list: [socket, nearest hop, …, furthest], empty entries left out; the hops-th, or the last. */
+  const byList = (socket: string | undefined, header: string | ReadonlyArray<string> | undefined, hops: number) => {
+    if (hops <= 0) return socket ?? "unknown"
+    const text = typeof header === "string" ? header : (header ?? []).join(",")
+    const entries = text
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "")
+    const chain = [socket ?? "unknown", ...entries.reverse()]
+    return chain[Math.min(hops, chain.length - 1)]
+  }
+
+  it("takes the socket's peer with no trusted hop, whatever the header says", () => {
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", "203.0.113.9", 0)).toBe("10.0.0.1")
+    expect(RequestInfo.clientAddressFrom(undefined, "203.0.113.9", 0)).toBe("unknown")
+  })
+
+  it("with n trusted hops, takes the entry n places from the right, empty ones skipped, or the leftmost", () => {
+    // nginx appends the address it saw to what the client sent.
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", "198.51.100.7, 203.0.113.9", 1)).toBe("203.0.113.9")
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", "198.51.100.7, 203.0.113.9", 2)).toBe("198.51.100.7")
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", "198.51.100.7, 203.0.113.9", 3)).toBe("198.51.100.7")
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", "198.51.100.7,, 203.0.113.9 , ", 2)).toBe("198.51.100.7")
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", ["198.51.100.7", "203.0.113.9"], 1)).toBe("203.0.113.9")
+    // No header, or nothing but separators: the socket's peer.
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", undefined, 1)).toBe("10.0.0.1")
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", " , ,", 1)).toBe("10.0.0.1")
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", "", 2)).toBe("10.0.0.1")
+  })
+
+  const entry = fc.oneof(fc.constantFrom("", " ", "\t", "203.0.113.9", " 198.51.100.7 ", "2001:db8::1", "unknown"), fc.string())
+  const header = fc.oneof(
+    fc.constant(undefined),
+    fc.array(entry, { maxLength: 6 }).map((entries) => entries.join(",")),
+    fc.array(fc.array(entry, { maxLength: 3 }).map((entries) => entries.join(",")), { maxLength: 3 })
+  )
+  it.prop(
+    "reads any header as the list of its entries does",
+    [fc.option(fc.constantFrom("10.0.0.1", "::1"), { nil: undefined }), header, fc.integer({ min: -1, max: 8 })],
+    ([socket, forwardedFor, hops]) => {
+      expect(RequestInfo.clientAddressFrom(socket, forwardedFor, hops)).toBe(byList(socket, forwardedFor, hops))
+    }
+  )
 })
