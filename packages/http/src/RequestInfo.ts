@@ -27,9 +27,13 @@ export const forwardedScheme = (
   trustedProxyHops: number
 ): "http" | "https" => {
   if (trustedProxyHops <= 0 || header === undefined) return "http"
-  const entries = (typeof header === "string" ? header : header.join(",")).split(",")
-  const entry = entries[Math.max(0, entries.length - trustedProxyHops)]
-  return entry?.trim().toLowerCase() === "https" ? "https" : "http"
+  const text = typeof header === "string" ? header : header.join(",")
+  // The entry after the n-th comma from the right (found without splitting the header), or the first.
+  let start = text.length
+  for (let n = 0; n < trustedProxyHops && start >= 0; n++) start = start === 0 ? -1 : text.lastIndexOf(",", start - 1)
+  const end = text.indexOf(",", start + 1)
+  const entry = text.slice(start + 1, end < 0 ? text.length : end)
+  return /^\s*https\s*$/i.test(entry) ? "https" : "http"
 }
 
 /** Over https: by `PUBLIC_ORIGIN`, else by the trusted proxies (node's request, for the front door). */

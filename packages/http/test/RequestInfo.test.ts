@@ -23,7 +23,33 @@ describe("RequestInfo.forwardedScheme: X-Forwarded-Proto as TRUSTED_PROXY_HOPS a
     expect(RequestInfo.forwardedScheme(["http", "https"], 1)).toBe("https")
     expect(RequestInfo.forwardedScheme(undefined, 1)).toBe("http")
     expect(RequestInfo.forwardedScheme("gopher", 1)).toBe("http")
+    // An empty entry is an entry: two hops back from ",https" is the empty one.
+    expect(RequestInfo.forwardedScheme(",https", 2)).toBe("http")
+    expect(RequestInfo.forwardedScheme(",https", 1)).toBe("https")
+    expect(RequestInfo.forwardedScheme("", 1)).toBe("http")
   })
+
+  it.prop(
+    "reads any header as the list of its entries does",
+    [
+      fc.oneof(
+        fc.constant(undefined),
+        fc.array(fc.constantFrom("", " ", "https", " HTTPS ", "http", "\thttps", "ftp"), { maxLength: 5 }).map((e) => e.join(",")),
+        fc.string(),
+        fc.array(fc.string(), { maxLength: 3 })
+      ),
+      fc.integer({ min: -1, max: 7 })
+    ],
+    ([header, hops]) => {
+      const byList = () => {
+        if (hops <= 0 || header === undefined) return "http"
+        const entries = (typeof header === "string" ? header : header.join(",")).split(",")
+        return entries[Math.max(0, entries.length - hops)]?.trim().toLowerCase() === "https" ? "https" : "http"
+      }
+      expect(RequestInfo.forwardedScheme(header, hops)).toBe(byList())
+    },
+    { fastCheck: { numRuns: 2000 } }
+  )
 
   it("an https PUBLIC_ORIGIN says https whatever the headers; an http one leaves it to the proxies", () => {
     expect(RequestInfo.isHttps({ publicOriginHttps: true }, undefined)).toBe(true)
@@ -77,6 +103,7 @@ describe("RequestInfo.clientAddressFrom: X-Forwarded-For as TRUSTED_PROXY_HOPS a
     [fc.option(fc.constantFrom("10.0.0.1", "::1"), { nil: undefined }), header, fc.integer({ min: -1, max: 8 })],
     ([socket, forwardedFor, hops]) => {
       expect(RequestInfo.clientAddressFrom(socket, forwardedFor, hops)).toBe(byList(socket, forwardedFor, hops))
-    }
+    },
+    { fastCheck: { numRuns: 2000 } }
   )
 })
