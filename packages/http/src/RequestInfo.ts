@@ -15,6 +15,9 @@ export interface SchemeTrust {
 export const httpsOrigin = (publicOrigin: Option.Option<string>): boolean =>
   Option.exists(publicOrigin, (origin) => origin.startsWith("https:"))
 
+/** `https` in any case, with any whitespace around it (as `trim` and `toLowerCase` would read it). */
+const HTTPS = /^\s*https\s*$/i
+
 /**
  * The one rule for `X-Forwarded-Proto` (the scheme of redirect URIs, cookies' `Secure`, HSTS):
  * ignored with no trusted hop (the socket is plain HTTP here); with n trusted proxies, the entry
@@ -33,7 +36,7 @@ export const forwardedScheme = (
   for (let n = 0; n < trustedProxyHops && start >= 0; n++) start = start === 0 ? -1 : text.lastIndexOf(",", start - 1)
   const end = text.indexOf(",", start + 1)
   const entry = text.slice(start + 1, end < 0 ? text.length : end)
-  return /^\s*https\s*$/i.test(entry) ? "https" : "http"
+  return HTTPS.test(entry) ? "https" : "http"
 }
 
 /** Over https: by `PUBLIC_ORIGIN`, else by the trusted proxies (node's request, for the front door). */
