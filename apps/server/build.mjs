@@ -35,7 +35,7 @@ const bundle = async (outdir) => {
     platform: "node",
     target: "node20",
     format: "esm",
-    // Modules imported dynamically (the docs page's Scalar bundle: packages/http/src/DocsPage.ts)
+    // Modules imported dynamically (the docs page's Scalar bundle: packages/http/src/api/DocsPage.ts)
     // go to chunks of their own, read when first imported, and code main and cli share to a common one.
     splitting: true,
     sourcemap: true,

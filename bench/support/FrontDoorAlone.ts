@@ -27,9 +27,9 @@ import { PassThrough, Writable } from "node:stream"
 import { finished } from "node:stream/promises"
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads"
 import { createGunzip, createGzip } from "node:zlib"
-import * as AccessLog from "@climate-grade/http/AccessLog"
-import * as FrontDoor from "@climate-grade/http/FrontDoor"
-import * as ResponseIndex from "@climate-grade/http/ResponseIndex"
+import * as AccessLog from "@climate-grade/http/edge/AccessLog"
+import * as FrontDoor from "@climate-grade/http/edge/FrontDoor"
+import * as ResponseIndex from "@climate-grade/http/edge/ResponseIndex"
 import * as LogLines from "../../apps/server/src/LogLines.js"
 
 /** Reads `stream` to its end, its data dropped. */

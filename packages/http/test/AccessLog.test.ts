@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
-import * as AccessLog from "../src/AccessLog.js"
-import * as RequestId from "../src/RequestId.js"
+import * as AccessLog from "../src/edge/AccessLog.js"
+import * as RequestId from "../src/edge/RequestId.js"
 
 const at = Date.UTC(2026, 10, 26, 1, 2, 3, 45)
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { authorizeLocation } from "../src/OAuthHttp.js"
+import { authorizeLocation } from "../src/api/OAuthHttp.js"
 
 describe("OAuthHttp.authorizeLocation", () => {
   it("is the configured endpoint, its own query kept, with the core's parameters set in the core's order", () => {

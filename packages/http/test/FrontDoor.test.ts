@@ -8,8 +8,8 @@ import { connect } from "node:net"
 import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as FrontDoor from "../src/FrontDoor.js"
-import * as ResponseIndex from "../src/ResponseIndex.js"
+import * as FrontDoor from "../src/edge/FrontDoor.js"
+import * as ResponseIndex from "../src/edge/ResponseIndex.js"
 
 const options = (timeouts: FrontDoor.Timeouts) => ({
   basePath: "",

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { type AddressInfo, connect } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as PrebuiltHead from "../src/PrebuiltHead.js"
+import * as PrebuiltHead from "../src/edge/PrebuiltHead.js"
 
 const FIXED = ["etag", 'W/"abc"', "cache-control", "no-cache", "content-security-policy", "default-src 'self'; object-src 'none'"]
 const FIXED_LINES = PrebuiltHead.lines(FIXED)

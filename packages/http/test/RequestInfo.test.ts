@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "effect/FastCheck"
 import * as Option from "effect/Option"
-import * as RequestInfo from "../src/RequestInfo.js"
+import * as RequestInfo from "../src/protocol/RequestInfo.js"
 
 describe("RequestInfo.forwardedScheme: X-Forwarded-Proto as TRUSTED_PROXY_HOPS allows", () => {
   it("is ignored with no trusted hop, whatever it says", () => {

@@ -13,7 +13,7 @@
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { StorableText } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
-import { API_PREFIX } from "./Api.js"
+import { API_PREFIX } from "./ApiPrefix.js"
 
 /** Where a client's text meets SPEC's redirect answers rather than a 400 (a path or an OpenAPI template). */
 export const isExempt = (pathname: string): boolean =>

@@ -11,7 +11,7 @@ import { Crypto, DataViews, Lru, type Payloads, SingleFlight } from "@climate-gr
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
-import { CACHE_CONTROL, ifNoneMatchMatches, weakEtag } from "./ConditionalGet.js"
+import { CACHE_CONTROL, ifNoneMatchMatches, weakEtag } from "../protocol/ConditionalGet.js"
 import * as DataQuery from "./DataQuery.js"
 import { failWithRetryAfter, NotFound, ServiceUnavailable } from "./Errors.js"
 

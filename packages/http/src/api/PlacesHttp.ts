@@ -17,7 +17,7 @@ import {
   TooManyRequests
 } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
-import { clientAddress } from "./RequestInfo.js"
+import { clientAddress } from "../protocol/RequestInfo.js"
 import * as UpstreamErrors from "./UpstreamErrors.js"
 
 type Query = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>

@@ -13,7 +13,7 @@
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { host } from "./RequestInfo.js"
+import { host } from "../protocol/RequestInfo.js"
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 

@@ -18,7 +18,7 @@ import { Api } from "./Api.js"
 import { CurrentUser } from "./Authentication.js"
 import { BadRequest, Conflict, NotFound } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
-import { clientAddress } from "./RequestInfo.js"
+import { clientAddress } from "../protocol/RequestInfo.js"
 import * as UpstreamErrors from "./UpstreamErrors.js"
 
 const watchJson = (watch: Watch) => ({

@@ -2,9 +2,9 @@ import { Cookies, type HttpServerRequest, HttpServerResponse } from "@effect/pla
 import * as Duration from "effect/Duration"
 import { SESSION_TTL_SECONDS } from "@climate-grade/core"
 import * as KnownDevice from "@climate-grade/core/accounts/KnownDevice"
-import { API_PREFIX } from "./Api.js"
+import { API_PREFIX } from "./ApiPrefix.js"
 import { SESSION_COOKIE } from "./Authentication.js"
-import { type SchemeTrust, scheme } from "./RequestInfo.js"
+import { type SchemeTrust, scheme } from "../protocol/RequestInfo.js"
 
 /** The session cookie: HttpOnly, SameSite=Lax, Path=/, 30 days, Secure over https. */
 export const sessionCookie = (request: HttpServerRequest.HttpServerRequest, trust: SchemeTrust, token: string): Cookies.Cookie =>

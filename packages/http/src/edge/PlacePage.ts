@@ -16,9 +16,9 @@ import { CardSvg, ShareText, type Words } from "@climate-grade/card"
 import { type Cell, CivilDate, DataViews, Lru, type Payloads, PlaceName } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { API_PREFIX } from "./Api.js"
-import * as DataQuery from "./DataQuery.js"
-import { host, scheme } from "./RequestInfo.js"
+import { API_PREFIX } from "../api/ApiPrefix.js"
+import * as DataQuery from "../api/DataQuery.js"
+import { host, scheme } from "../protocol/RequestInfo.js"
 import { escapeHtml, fileOf, type SiteFile, serveFile } from "./Site.js"
 
 export interface PlacePageOptions {

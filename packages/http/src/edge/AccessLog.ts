@@ -9,7 +9,7 @@
  * status, the duration, the client's address, the request id and the instance.
  */
 import { OpenApi } from "@effect/platform"
-import { API_PREFIX, Api } from "./Api.js"
+import { API_PREFIX, Api } from "../api/Api.js"
 import { innerPath } from "./SecurityHeaders.js"
 
 /** Query parameters of the API that are coordinates, dates or switches: safe to log as sent. */

@@ -14,7 +14,7 @@ import type { IncomingMessage } from "node:http"
 import { HttpServerError, HttpServerRequest, HttpServerResponse, type HttpApp, UrlParams } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import * as StorableInput from "./StorableInput.js"
+import * as StorableInput from "../api/StorableInput.js"
 
 export const MAX_BYTES = 64 * 1024
 /** How deep arrays and objects may nest; the API's bodies need 2. */

@@ -5,8 +5,8 @@
  * data route's Cache-Control) replaces the default.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { API_PREFIX } from "./Api.js"
-import * as RequestInfo from "./RequestInfo.js"
+import { API_PREFIX } from "../api/ApiPrefix.js"
+import * as RequestInfo from "../protocol/RequestInfo.js"
 import { CONTENT_SECURITY_POLICY } from "./Site.js"
 
 /**

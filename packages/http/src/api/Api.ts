@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AuthGroup, UsersGroup } from "./AccountApi.js"
 import { AlertsGroup } from "./AlertsApi.js"
+import { API_PREFIX } from "./ApiPrefix.js"
 import { CardGroup } from "./CardApi.js"
 import { DataGroup } from "./DataApi.js"
 import { OAuthGroup } from "./OAuthApi.js"
@@ -8,8 +9,7 @@ import { PlacesGroup } from "./PlacesApi.js"
 import * as StorableInput from "./StorableInput.js"
 import { SystemGroup } from "./SystemApi.js"
 
-/** The API prefix below `BASE_PATH`: the API's version is in its path. */
-export const API_PREFIX = "/api/v2"
+export { API_PREFIX }
 
 interface JsonSchema {
   readonly $ref?: string

@@ -9,7 +9,7 @@ import { presentedTokens } from "./AuthenticationLive.js"
 import { clearedSessionCookie, KNOWN_DEVICE_COOKIE, knownDeviceCookie, sessionCookie, withCookies } from "./Cookies.js"
 import { BadRequest, failWithRetryAfter, TooManyRequests } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
-import { clientAddress } from "./RequestInfo.js"
+import { clientAddress } from "../protocol/RequestInfo.js"
 
 const badCredentials = new BadRequest({ detail: "LOGIN_BAD_CREDENTIALS" })
 

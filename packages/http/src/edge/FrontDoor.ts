@@ -18,7 +18,7 @@ import * as Drain from "./Drain.js"
 import * as HttpMetrics from "./HttpMetrics.js"
 import * as RequestBody from "./RequestBody.js"
 import * as RequestId from "./RequestId.js"
-import { clientAddressFrom } from "./RequestInfo.js"
+import { clientAddressFrom } from "../protocol/RequestInfo.js"
 import * as ResponseIndex from "./ResponseIndex.js"
 import * as SecurityHeaders from "./SecurityHeaders.js"
 

@@ -21,7 +21,7 @@ import { optionalUser } from "./AuthenticationLive.js"
 import { sessionCookie, withCookies } from "./Cookies.js"
 import { BadRequest, Conflict, NotFound, Unauthorized } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
-import { host, scheme } from "./RequestInfo.js"
+import { host, scheme } from "../protocol/RequestInfo.js"
 
 const unknownProvider = new NotFound({ detail: "Unknown provider." })
 

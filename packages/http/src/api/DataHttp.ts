@@ -21,10 +21,10 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { optionalUser } from "./AuthenticationLive.js"
-import { encode, precompressed } from "./Compression.js"
-import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY, weakEtag } from "./ConditionalGet.js"
+import { encode, precompressed } from "../protocol/Compression.js"
+import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY, weakEtag } from "../protocol/ConditionalGet.js"
 import * as DataQuery from "./DataQuery.js"
-import * as HttpMetrics from "./HttpMetrics.js"
+import * as HttpMetrics from "../edge/HttpMetrics.js"
 import {
   type BadGateway,
   BadRequest,
@@ -34,8 +34,8 @@ import {
   type TooManyRequests
 } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
-import { clientAddress } from "./RequestInfo.js"
-import { ResponseIndex } from "./ResponseIndex.js"
+import { clientAddress } from "../protocol/RequestInfo.js"
+import { ResponseIndex } from "../edge/ResponseIndex.js"
 import * as UpstreamErrors from "./UpstreamErrors.js"
 
 

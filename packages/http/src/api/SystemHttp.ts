@@ -4,7 +4,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
-import { Draining } from "./Drain.js"
+import { Draining } from "../edge/Drain.js"
 import { ServiceUnavailable } from "./Errors.js"
 
 export const layer = HttpApiBuilder.group(Api, "system", (handlers) =>

@@ -7,8 +7,8 @@
 import { createHash } from "node:crypto"
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as Effect from "effect/Effect"
-import { API_PREFIX } from "./Api.js"
-import { CACHE_CONTROL, ifNoneMatchMatches, notModified, weakEtag } from "./ConditionalGet.js"
+import { API_PREFIX } from "../api/ApiPrefix.js"
+import { CACHE_CONTROL, ifNoneMatchMatches, notModified, weakEtag } from "../protocol/ConditionalGet.js"
 
 export const PAGE_PATHS: ReadonlySet<string> = new Set([`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`])
 
