@@ -65,6 +65,23 @@ export const quantileType8 = (sorted: ArrayLike<number>, p: number): number => {
   return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!)
 }
 
+/**
+ * The linearly interpolated quantile (Hyndman–Fan type 7; numpy's default `method="linear"`):
+ * virtual 0-based index (n − 1)·p. Interpolated as numpy's `_lerp` does, from the nearer end
+ * (`b − (b − a)(1 − g)` when g ≥ 0.5), so the results agree to the last bit.
+ */
+export const quantileLinear = (sorted: ArrayLike<number>, p: number): number => {
+  const n = sorted.length
+  const h = (n - 1) * p
+  const lo = Math.min(Math.floor(h), n - 1)
+  const hi = Math.min(lo + 1, n - 1)
+  const g = h - lo
+  const a = sorted[lo]!
+  const b = sorted[hi]!
+  const diff = b - a
+  return g >= 0.5 ? b - diff * (1 - g) : a + diff * g
+}
+
 /** Rounds half away from zero at `digits` decimals, for payloads. */
 export const round = (x: number, digits: number): number => {
   const f = 10 ** digits

@@ -3,7 +3,9 @@
  * median_unbiased quantiles, with the sample rule written again in Python (reference.py), on
  * random samples with ties, a synthetic 45-year record, and the real Seattle record of 2012–2015.
  * The trend's yearly statistics and period rankings likewise, against numpy's means and sums
- * over datetime64 years and spans shifted with Python's datetime, on generated records.
+ * over datetime64 years and spans shifted with Python's datetime, on generated records. And the
+ * spells (thresholds with numpy's linear percentiles, every heat wave, cold spell, dry and wet
+ * spell with its ranks, now, top, years and recent) against a loop-by-loop Python version.
  * CI installs Debian's python3-scipy; elsewhere the test is skipped when scipy is missing.
  */
 import { execFileSync } from "node:child_process"
@@ -11,7 +13,7 @@ import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { CivilDate, Grader, Percentile, Sample, Trend } from "@climate-grade/core"
+import { CivilDate, Grader, Percentile, Sample, Spells, Trend } from "@climate-grade/core"
 import * as Option from "effect/Option"
 
 const PYTHON = "/usr/bin/python3"
@@ -196,4 +198,58 @@ describe.runIf(hasScipy)("grading against scipy and numpy", () => {
     expect(ours.years[0]!.tmax).toBeNull()
     expect(ours.periods.season.variables.tmin.of).toBeGreaterThan(40)
   }, 60_000)
+  const spellsCase = (from: CivilDate.Ymd, to: CivilDate.Ymd, nanRate: number) => {
+    const start = CivilDate.fromYmd(from)
+    const n = CivilDate.fromYmd(to) - start + 1
+    const tmax = new Float64Array(n)
+    const tmin = new Float64Array(n)
+    const precip = new Float64Array(n)
+    for (let i = 0; i < n; i++) {
+      const season = Math.sin((2 * Math.PI * (i - 110)) / 365.25)
+      // Slow warming, so that later heat waves outrank the baseline's.
+      tmax[i] = random() < nanRate ? Number.NaN : Math.round((14 + i / 8000 + 10 * season + 8 * (random() - 0.5)) * 10) / 10
+      tmin[i] = random() < nanRate ? Number.NaN : Math.round((tmax[i]! - 6 - 6 * random()) * 10) / 10
+      const wet = random()
+      precip[i] = random() < nanRate ? Number.NaN : wet < 0.65 ? 0 : Math.round(30 * (wet - 0.65) ** 2 * 100) / 10
+    }
+    return { start, tmax, tmin, precip }
+  }
+
+  const compareSpells = (series: ReturnType<typeof spellsCase>, recordLast: number, today: number) => {
+    const values = (v: "tmax" | "tmin" | "precip") => Array.from(series[v], (x) => (Number.isNaN(x) ? null : x))
+    const expected = python<Spells.SpellsJson>({
+      kind: "spells",
+      start: CivilDate.format(series.start),
+      recordLast: CivilDate.format(recordLast),
+      today: CivilDate.format(today),
+      tmax: values("tmax"),
+      tmin: values("tmin"),
+      precip: values("precip")
+    })
+    const ours = Spells.toJson(Spells.build({ series, recordLast, today }))
+    expect(ours.thresholds).toEqual(expected.thresholds)
+    for (const kind of Spells.KINDS) expect([kind, ours.top[kind]]).toEqual([kind, expected.top[kind]])
+    expect(ours).toEqual(expected)
+    return ours
+  }
+
+  it("spells: 87 years from 1940 with a forecast tail and gaps, against numpy", () => {
+    const series = spellsCase({ year: 1940, month: 1, day: 1 }, { year: 2026, month: 12, day: 20 }, 0.001)
+    const last = series.start + series.tmax.length - 1
+    const ours = compareSpells(series, last - 20, last - 15)
+    // Not empty: every kind found many times, spells in the forecast.
+    for (const kind of Spells.KINDS) expect(ours.top[kind]).toHaveLength(10)
+    expect(ours.top.heat[0]!.of).toBeGreaterThan(100)
+    expect(ours.recent.some((x) => x.forecast)).toBe(true)
+    expect(ours.years).toHaveLength(87)
+    expect(ours.recent.length).toBeGreaterThan(50)
+  }, 120_000)
+
+  it("spells: a record from mid-July 1975 (the first 30 whole years its baseline), against numpy", () => {
+    const series = spellsCase({ year: 1975, month: 7, day: 15 }, { year: 2010, month: 3, day: 1 }, 0.01)
+    const last = series.start + series.tmax.length - 1
+    const ours = compareSpells(series, last, last)
+    expect(ours.baseline).toEqual({ from: 1976, to: 2005 })
+    expect(ours.top.cold.length).toBeGreaterThan(3)
+  }, 120_000)
 })

@@ -1,0 +1,1 @@
+export * as Spells from "./Spells.js"
