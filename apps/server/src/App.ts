@@ -9,6 +9,7 @@ import {
   alertLeaseMs,
   Alerts,
   AuthSecret,
+  type AuthSecrets,
   CellData,
   ColdCells,
   Crypto,
@@ -50,20 +51,26 @@ import type { AppConfig } from "./AppConfig.js"
 import * as Control from "./Control.js"
 import * as LogLines from "./LogLines.js"
 
-/** The configured secret, or one generated once and kept in the database (not in production: config refuses that). */
+/**
+ * The configured secret, or one generated once and kept in the database (not in production: config
+ * refuses that), beside the previous secret during a rotation.
+ */
 const authSecret = (config: AppConfig) =>
   Layer.effect(
     AuthSecret,
-    Option.match(config.authSecret, {
-      onSome: Effect.succeed,
-      onNone: () =>
-        Effect.gen(function* () {
-          const random = yield* SecureRandom
-          const secret = yield* SettingsRepo.getOrCreate("auth_secret", Effect.map(random.bytes(48), Crypto.base64Url))
-          yield* Effect.logWarning("AUTH_SECRET is not set; using a generated secret kept in the database")
-          return Redacted.make(secret)
-        }).pipe(Effect.orDie)
-    })
+    Effect.map(
+      Option.match(config.authSecret, {
+        onSome: Effect.succeed,
+        onNone: () =>
+          Effect.gen(function* () {
+            const random = yield* SecureRandom
+            const secret = yield* SettingsRepo.getOrCreate("auth_secret", Effect.map(random.bytes(48), Crypto.base64Url))
+            yield* Effect.logWarning("AUTH_SECRET is not set; using a generated secret kept in the database")
+            return Redacted.make(secret)
+          }).pipe(Effect.orDie)
+      }),
+      (current): AuthSecrets.Keys => ({ current, previous: config.authSecretPrevious })
+    )
   )
 
 /** The configured database, migrated before anything uses it. */

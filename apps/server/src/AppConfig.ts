@@ -40,6 +40,8 @@ export interface AppConfig {
   readonly host: string
   readonly database: Database.DatabaseTarget
   readonly authSecret: Option.Option<Redacted.Redacted<string>>
+  /** The secret before the last rotation: what it signed is still accepted. */
+  readonly authSecretPrevious: Option.Option<Redacted.Redacted<string>>
   readonly production: boolean
   readonly basePath: string
   readonly publicOrigin: Option.Option<string>
@@ -244,21 +246,25 @@ const database = Config.all({ url: optional("DATABASE_URL"), dataDir }).pipe(
   })
 )
 
-const authSecret = Config.all({
-  secret: Config.mapOrFail(optional("AUTH_SECRET"), (secret) =>
+const secretOf = (name: string) =>
+  Config.mapOrFail(optional(name), (secret) =>
     Option.isNone(secret) || secret.value.length >= 32
       ? Either.right(Option.map(secret, Redacted.make))
-      : Either.left(ConfigError.InvalidData(["AUTH_SECRET"], "Expected at least 32 characters"))
-  ),
+      : Either.left(ConfigError.InvalidData([name], "Expected at least 32 characters"))
+  )
+
+const authSecret = Config.all({
+  secret: secretOf("AUTH_SECRET"),
+  previous: secretOf("AUTH_SECRET_PREVIOUS"),
   production: Config.string("NODE_ENV").pipe(
     Config.withDefault(""),
     Config.map((env) => env === "production")
   )
 }).pipe(
-  Config.mapOrFail(({ production, secret }) =>
+  Config.mapOrFail(({ previous, production, secret }) =>
     production && Option.isNone(secret)
       ? Either.left(ConfigError.MissingData(["AUTH_SECRET"], "Required when NODE_ENV=production"))
-      : Either.right({ secret, production })
+      : Either.right({ secret, previous, production })
   )
 )
 
@@ -362,7 +368,12 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   ),
   alerts
 }).pipe(
-  Config.map(({ auth, ...rest }) => ({ ...rest, authSecret: auth.secret, production: auth.production }))
+  Config.map(({ auth, ...rest }) => ({
+    ...rest,
+    authSecret: auth.secret,
+    authSecretPrevious: auth.previous,
+    production: auth.production
+  }))
 )
 
 /** One line that names the variable at fault, for the operator. */

@@ -57,6 +57,8 @@ describe("AppConfig", () => {
       expect(config.providers.chat.enabled).toBe(false)
       // Empty is still unset where unset is refused.
       expect(yield* refusal({ NODE_ENV: "production", AUTH_SECRET: "" })).toMatch(/^Invalid configuration: AUTH_SECRET: /)
+      expect(yield* refusal({ AUTH_SECRET_PREVIOUS: "too short" })).toMatch(/^Invalid configuration: AUTH_SECRET_PREVIOUS: /)
+      expect((yield* valid({ AUTH_SECRET_PREVIOUS: "" })).authSecretPrevious).toEqual(Option.none())
       expect(yield* refusal({ CHAT_CLIENT_ID: "id", CHAT_CLIENT_SECRET: "s", CHAT_AUTHORIZE_URL: "" })).toMatch(
         /^Invalid configuration: CHAT_AUTHORIZE_URL: /
       )

@@ -23,7 +23,6 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { AuthSecret } from "../AuthSecret.js"
 import * as ClientNetwork from "../ClientNetwork.js"
@@ -158,7 +157,7 @@ export const guard = <A, E, R>(
   Effect.gen(function* () {
     const policy = yield* LoginPolicy
     const attempts = yield* LoginAttempts
-    const secret = Redacted.value(yield* AuthSecret)
+    const secret = yield* AuthSecret
     const now = yield* Clock.currentTimeMillis
     const device = KnownDevice.recognise(secret, attempt.deviceCookie, attempt.email, now)
     const known = Option.isSome(device)

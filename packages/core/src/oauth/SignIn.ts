@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { ProviderName, User } from "../accounts/Domain.js"
 import { SecureRandom } from "../accounts/Ports.js"
+import * as AuthSecrets from "../AuthSecret.js"
 import { AuthSecret } from "../AuthSecret.js"
 import { base64Url } from "../Crypto.js"
 import * as AccountResolution from "./AccountResolution.js"
@@ -45,7 +46,7 @@ export const start = (input: {
     const config = (yield* ProviderSettings)[input.provider]
     if (!config.enabled) return { _tag: "Unavailable", outcome: Outcome.Unavailable() } satisfies StartDecision
     const random = yield* SecureRandom
-    const secret = yield* AuthSecret
+    const keys = yield* AuthSecret
     const descriptor = registry[input.provider]
     const binding = base64Url(yield* random.bytes(32))
     const purpose = Option.isSome(input.user) ? "link" : "login"
@@ -62,7 +63,7 @@ export const start = (input: {
       scope: purpose === "link" ? descriptor.scopeLink : descriptor.scopeLogin,
       state,
       ...descriptor.extraAuthorizeParams,
-      code_challenge: SignedState.pkceChallenge(SignedState.pkceVerifier(secret, binding)),
+      code_challenge: SignedState.pkceChallenge(SignedState.pkceVerifier(AuthSecrets.signing(keys), binding)),
       code_challenge_method: "S256"
     }
     return { _tag: "Authorize", params, binding } satisfies StartDecision
@@ -88,7 +89,6 @@ export const callback = <R>(input: CallbackInput<R>) =>
     if (!(yield* ProviderSettings)[input.provider].enabled) return Outcome.Unavailable()
     const code = input.code ?? ""
     if (code === "") return Outcome.Cancelled()
-    const secret = yield* AuthSecret
     const binding = Option.fromNullable(input.binding).pipe(Option.filter((b) => b !== ""))
     const state = input.state ?? ""
     // Only a bound state's start sent a PKCE challenge (a state from before browser binding had
@@ -98,7 +98,7 @@ export const callback = <R>(input: CallbackInput<R>) =>
       code,
       redirectUri: input.redirectUri,
       codeVerifier:
-        verified.bound && Option.isSome(binding) ? Option.some(SignedState.pkceVerifier(secret, binding.value)) : Option.none()
+        verified.bound && Option.isSome(binding) ? Option.some(SignedState.pkceVerifier(verified.secret, binding.value)) : Option.none()
     })
     const link = yield* SignedState.verifyClaims(state, { purpose: "link", provider: input.provider, binding })
     if (Option.isSome(link)) {

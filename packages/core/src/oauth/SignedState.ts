@@ -3,6 +3,10 @@
  * payload URL-safe base64 of `{u, t, p, pr}` (plus `n`, the browser binding), the mac
  * the first 32 hex characters of HMAC-SHA256(payload, auth secret). Verification returns the user
  * id (`""` for a login) or None: callers compare with None, never test for falsiness.
+ *
+ * States are minted with the current secret and verified under any accepted one (AuthSecret), so
+ * a sign-in started before a rotation finishes after it; its PKCE verifier is then derived from
+ * the secret that verified its state, the one its start used.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -11,6 +15,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { ProviderName } from "../accounts/Domain.js"
+import * as AuthSecrets from "../AuthSecret.js"
 import { AuthSecret } from "../AuthSecret.js"
 import { base64Url, constantTimeEqual, hmacSha256, hmacSha256Hex, sha256, sha256Hex } from "../Crypto.js"
 
@@ -24,8 +29,7 @@ const MAC_LENGTH = 32
 /** The binding of a state to the browser that started the flow: the first 32 hex of SHA-256 of the cookie. */
 export const bindingHash = (cookie: string): string => sha256Hex(cookie).slice(0, 32)
 
-const mac = (secret: Redacted.Redacted<string>, payload: string) =>
-  hmacSha256Hex(Redacted.value(secret), payload).slice(0, MAC_LENGTH)
+const mac = (secret: string, payload: string) => hmacSha256Hex(secret, payload).slice(0, MAC_LENGTH)
 
 export interface MintInput {
   readonly purpose: Purpose
@@ -38,7 +42,7 @@ export interface MintInput {
 
 export const mint = (input: MintInput) =>
   Effect.gen(function* () {
-    const secret = yield* AuthSecret
+    const keys = yield* AuthSecret
     const now = yield* Clock.currentTimeMillis
     const payload = base64Url(
       JSON.stringify({
@@ -49,7 +53,7 @@ export const mint = (input: MintInput) =>
         n: bindingHash(input.binding)
       })
     )
-    return `${payload}.${mac(secret, payload)}`
+    return `${payload}.${mac(Redacted.value(AuthSecrets.signing(keys)), payload)}`
   })
 
 export interface Expectation {
@@ -74,10 +78,14 @@ const decodePayload = (payload: string): Option.Option<Record<string, unknown>> 
     }
   })
 
-/** A verified state: its user id ("" for a login), and whether it was bound to the browser (`n`). */
+/**
+ * A verified state: its user id ("" for a login), whether it was bound to the browser (`n`), and
+ * the secret that signed it (its start derived the PKCE challenge from that one).
+ */
 export interface Verified {
   readonly userId: string
   readonly bound: boolean
+  readonly secret: Redacted.Redacted<string>
 }
 
 /** The state's verification, returning the user id: None is rejection, `""` a login. */
@@ -86,14 +94,17 @@ export const verify = (state: string, expected: Expectation) => Effect.map(verif
 /** As `verify`, also telling whether the state carried the browser binding (only such a flow sent a PKCE challenge). */
 export const verifyClaims = (state: string, expected: Expectation) =>
   Effect.gen(function* () {
-    const secret = yield* AuthSecret
+    const keys = yield* AuthSecret
     const now = yield* Clock.currentTimeMillis
     // 1. A dot, and exactly two parts.
     const parts = state.split(".")
     if (parts.length !== 2) return Option.none<Verified>()
     const [payload, presented] = parts as [string, string]
-    // 2. The mac, compared in constant time.
-    if (!constantTimeEqual(presented, mac(secret, payload))) return Option.none<Verified>()
+    // 2. The mac, compared in constant time, under the current secret or the previous one.
+    const signer = AuthSecrets.firstAccepted(keys, (secret) =>
+      constantTimeEqual(presented, mac(secret, payload)) ? Option.some(secret) : Option.none()
+    )
+    if (Option.isNone(signer)) return Option.none<Verified>()
     // 3. The payload is a JSON object.
     const claims = decodePayload(payload)
     if (Option.isNone(claims)) return Option.none<Verified>()
@@ -112,7 +123,9 @@ export const verifyClaims = (state: string, expected: Expectation) =>
       }
     }
     // 7. The user id; "" for a login.
-    return typeof u === "string" ? Option.some<Verified>({ userId: u, bound: n !== undefined }) : Option.none<Verified>()
+    return typeof u === "string"
+      ? Option.some<Verified>({ userId: u, bound: n !== undefined, secret: signer.value.secret })
+      : Option.none<Verified>()
   })
 
 /** PKCE: verifier = base64url(HMAC-SHA256(AUTH_SECRET, "pkce:" + cookie)). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AuthSecret, ClientNetwork, LoginThrottle, SecureRandom } from "@climate-grade/core"
+import { AuthSecret, AuthSecrets, ClientNetwork, LoginThrottle, SecureRandom } from "@climate-grade/core"
 import * as KnownDevice from "@climate-grade/core/accounts/KnownDevice"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -7,13 +7,13 @@ import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 
 /** A window long beside the slowdown's waits (at most 8 s each), so a burst stays in one window. */
 const POLICY: LoginThrottle.Policy = { accountFailures: 3, addressFailures: 6, windowMillis: 600_000 }
 const SECRET = "a secret long enough for the known-device cookie"
+const KEYS = AuthSecrets.keys(SECRET)
 
 /** The port as the database implements it: `step` per key; a success forgets some keys and takes one back from the others. */
 const inMemory = () => {
@@ -42,7 +42,7 @@ const inMemory = () => {
       })
     ),
     Layer.succeed(LoginThrottle.LoginPolicy, POLICY),
-    Layer.succeed(AuthSecret, Redacted.make(SECRET)),
+    Layer.succeed(AuthSecret, KEYS),
     Layer.succeed(SecureRandom, { bytes: (n) => Effect.sync(() => new Uint8Array(n).fill(++random % 256)) })
   )
 }
@@ -262,12 +262,12 @@ describe("KnownDevice", () => {
   it("an entry is recognised for its account, in any spelling, until it expires, and for no other account", () => {
     FastCheck.assert(
       FastCheck.property(emailArb, emailArb, deviceArb, FastCheck.integer({ min: 0, max: 2 ** 40 }), (email, other, device, now) => {
-        const cookie = KnownDevice.afterSignIn(SECRET, undefined, email, device, now)
-        expect(KnownDevice.recognise(SECRET, cookie, ` ${email.toUpperCase()} `, now + DAY)).toEqual(Option.some(device))
-        expect(KnownDevice.recognise(SECRET, cookie, email, now + KnownDevice.TTL_SECONDS * 1000 + 1000)).toEqual(Option.none())
-        expect(KnownDevice.recognise("another secret altogether", cookie, email, now)).toEqual(Option.none())
+        const cookie = KnownDevice.afterSignIn(KEYS, undefined, email, device, now)
+        expect(KnownDevice.recognise(KEYS, cookie, ` ${email.toUpperCase()} `, now + DAY)).toEqual(Option.some(device))
+        expect(KnownDevice.recognise(KEYS, cookie, email, now + KnownDevice.TTL_SECONDS * 1000 + 1000)).toEqual(Option.none())
+        expect(KnownDevice.recognise(AuthSecrets.keys("another secret altogether"), cookie, email, now)).toEqual(Option.none())
         if (KnownDevice.account(other) !== KnownDevice.account(email)) {
-          expect(KnownDevice.recognise(SECRET, cookie, other, now)).toEqual(Option.none())
+          expect(KnownDevice.recognise(KEYS, cookie, other, now)).toEqual(Option.none())
         }
       })
     )
@@ -277,11 +277,11 @@ describe("KnownDevice", () => {
     FastCheck.assert(
       FastCheck.property(deviceArb, FastCheck.nat(), FastCheck.integer({ min: 0x21, max: 0x7e }), (device, at, code) => {
         const now = 1_700_000_000_000
-        const cookie = KnownDevice.afterSignIn(SECRET, undefined, OWNER, device, now)
+        const cookie = KnownDevice.afterSignIn(KEYS, undefined, OWNER, device, now)
         const i = at % cookie.length
         const changed = `${cookie.slice(0, i)}${String.fromCharCode(code)}${cookie.slice(i + 1)}`
         FastCheck.pre(changed !== cookie)
-        expect(KnownDevice.recognise(SECRET, changed, OWNER, now)).toEqual(Option.none())
+        expect(KnownDevice.recognise(KEYS, changed, OWNER, now)).toEqual(Option.none())
       })
     )
   })
@@ -291,15 +291,15 @@ describe("KnownDevice", () => {
     let cookie: string | undefined
     const accounts = Array.from({ length: 7 }, (_, i) => `user${i}@x.org`)
     accounts.forEach((email, i) => {
-      cookie = KnownDevice.afterSignIn(SECRET, cookie, email, `device-number-${i}-abcdefgh`, now + i * 1000)
+      cookie = KnownDevice.afterSignIn(KEYS, cookie, email, `device-number-${i}-abcdefgh`, now + i * 1000)
     })
     expect(cookie!.split("~")).toHaveLength(KnownDevice.MAX_ENTRIES)
     for (const [i, email] of accounts.entries()) {
       const expected = i >= 2 ? Option.some(`device-number-${i}-abcdefgh`) : Option.none()
-      expect(KnownDevice.recognise(SECRET, cookie, email, now + 10_000)).toEqual(expected)
+      expect(KnownDevice.recognise(KEYS, cookie, email, now + 10_000)).toEqual(expected)
     }
     // Signing in again keeps the account's device and moves it first.
-    const again = KnownDevice.afterSignIn(SECRET, cookie, "user3@x.org", "a-new-device-0000000000", now + 20_000)
+    const again = KnownDevice.afterSignIn(KEYS, cookie, "user3@x.org", "a-new-device-0000000000", now + 20_000)
     expect(again.split("~")[0]).toMatch(/^device-number-3-abcdefgh\./)
     expect(again.split("~")).toHaveLength(KnownDevice.MAX_ENTRIES)
   })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
   AuthSecret,
+  AuthSecrets,
   Crypto,
   ExchangeFailed,
   type ExchangeInput,
@@ -41,7 +42,7 @@ const world = (enabled: boolean) => {
   const exchanges: Array<ExchangeInput> = []
   const layer = Layer.mergeAll(
     InMemory.layer(InMemory.emptyStore()),
-    Layer.succeed(AuthSecret, SECRET),
+    Layer.succeed(AuthSecret, AuthSecrets.keys(SECRET)),
     Layer.succeed(Providers.ProviderSettings, { chat: config(enabled), idp: config(enabled) }),
     // Records what was sent and fails, so the rules after the exchange end at once.
     Layer.succeed(ProviderExchange, {
@@ -88,7 +89,7 @@ describe("SignIn.start", () => {
           purpose,
           provider: "idp",
           binding: Option.some(decision.binding)
-        }).pipe(Effect.provideService(AuthSecret, SECRET))
+        }).pipe(Effect.provideService(AuthSecret, AuthSecrets.keys(SECRET)))
         expect(verified).toEqual(Option.some(purpose === "link" ? ALICE.id : ""))
       }
     })

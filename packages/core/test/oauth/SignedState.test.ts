@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AuthSecret, Crypto, SignedState } from "@climate-grade/core"
+import { AuthSecret, AuthSecrets, Crypto, SignedState } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Encoding from "effect/Encoding"
 import * as Either from "effect/Either"
@@ -8,7 +8,7 @@ import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 
 const SECRET = Redacted.make("a test secret of at least thirty-two characters")
-const withSecret = Effect.provideService(AuthSecret, SECRET)
+const withSecret = Effect.provideService(AuthSecret, AuthSecrets.keys(SECRET))
 const T0 = 1_795_000_000_000
 
 const expectation = (over: Partial<SignedState.Expectation> = {}): SignedState.Expectation => ({
