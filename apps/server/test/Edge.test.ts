@@ -182,6 +182,38 @@ for (const backend of backends) {
           expect((yield* send(server.url(`/api/v2/grade?${freshCell()}`))).headers["cache-control"]).toBe("no-cache")
         }))
 
+      it.effect("every authenticated route of the OpenAPI document answers Cache-Control: no-store, signed in or not", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          yield* createUser("walker@example.org", "correct horse")
+          const login = yield* send(server.url("/api/v2/auth/login"), {
+            method: "POST",
+            headers: json,
+            body: JSON.stringify({ email: "walker@example.org", password: "correct horse" })
+          })
+          const cookie = String(login.headers["set-cookie"]).split(";")[0]!
+          const document = JSON.parse((yield* send(server.url("/api/v2/openapi.json"))).text) as {
+            paths: Record<string, Record<string, { security?: ReadonlyArray<unknown> }>>
+          }
+          const walked: Array<string> = []
+          for (const [path, item] of Object.entries(document.paths)) {
+            for (const [method, operation] of Object.entries(item)) {
+              if ((operation.security ?? []).length === 0) continue
+              const url = server.url(path.replace(/\{[^}]+\}/g, "00000000-0000-0000-0000-000000000000"))
+              for (const headers of [{ cookie, ...json }, json]) {
+                const answer = yield* send(url, { method: method.toUpperCase(), headers, ...(method === "post" ? { body: "{}" } : {}) })
+                const label = `${method} ${path} ${"cookie" in headers ? "signed in" : "anonymous"} → ${answer.status}`
+                expect([label, answer.headers["cache-control"]]).toEqual([label, "no-store"])
+              }
+              walked.push(`${method} ${path}`)
+            }
+          }
+          // The walk reached the account's and the alerts' routes, not an empty list.
+          expect(walked).toEqual(
+            expect.arrayContaining(["get /api/v2/users/me", "get /api/v2/alerts/watches", "get /api/v2/alerts/sent", "delete /api/v2/alerts/watches/{id}"])
+          )
+        }))
+
       it.effect("Strict-Transport-Security only when the request came over https: a client's X-Forwarded-Proto does not say so", () =>
         Effect.gen(function* () {
           const server = yield* TestServer

@@ -5,7 +5,10 @@
  * data route's Cache-Control) replaces the default.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { HttpApi } from "@effect/platform"
+import { Api } from "../api/Api.js"
 import { API_PREFIX } from "../api/ApiPrefix.js"
+import { Authentication } from "../api/Authentication.js"
 import * as RequestInfo from "../protocol/RequestInfo.js"
 import { CONTENT_SECURITY_POLICY } from "./Site.js"
 
@@ -20,9 +23,36 @@ export const REFERRER_POLICY = "same-origin"
 /** One year; sent only when the answer travels over https, where browsers heed it. */
 export const HSTS = "max-age=31536000"
 
-/** Answers that carry or end a session, or say who is signed in: never kept by any cache. */
-const NO_STORE_PREFIXES = [`${API_PREFIX}/auth/`, `${API_PREFIX}/oauth/`, `${API_PREFIX}/chat/`] as const
-const NO_STORE_PATHS: ReadonlySet<string> = new Set([`${API_PREFIX}/users/me`])
+/**
+ * Every route behind the session middleware, read from the API itself so that a new one is never
+ * forgotten: its answer depends on who is signed in. A path with a parameter (`/alerts/watches/:id`)
+ * stands for everything below its last fixed segment.
+ */
+const authenticatedRoutes = (): { readonly paths: Array<string>; readonly prefixes: Array<string> } => {
+  const paths: Array<string> = []
+  const prefixes: Array<string> = []
+  HttpApi.reflect(Api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, middleware }) => {
+      if (![...middleware].some((tag) => tag.key === Authentication.key)) return
+      const parameter = endpoint.path.search(/[:*]/)
+      if (parameter < 0) paths.push(endpoint.path)
+      else prefixes.push(endpoint.path.slice(0, parameter))
+    }
+  })
+  return { paths, prefixes }
+}
+
+const authenticated = authenticatedRoutes()
+
+/** Answers that carry or end a session, or depend on who is signed in: never kept by any cache. */
+const NO_STORE_PREFIXES = [
+  `${API_PREFIX}/auth/`,
+  `${API_PREFIX}/oauth/`,
+  `${API_PREFIX}/chat/`,
+  ...authenticated.prefixes
+] as const
+const NO_STORE_PATHS: ReadonlySet<string> = new Set(authenticated.paths)
 
 export const noStore = (path: string): boolean =>
   NO_STORE_PATHS.has(path) || NO_STORE_PREFIXES.some((prefix) => path.startsWith(prefix))
