@@ -237,9 +237,14 @@ const alerts: Config.Config<AlertsConfig> = Config.all({
 
 const dataDir = Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
 
-const database = Config.all({ url: optional("DATABASE_URL"), dataDir }).pipe(
-  Config.mapOrFail(({ dataDir, url }) => {
-    const target = Database.targetFromUrl(Option.getOrUndefined(url), dataDir)
+const database = Config.all({
+  url: optional("DATABASE_URL"),
+  dataDir,
+  // Connections each instance opens to PostgreSQL (or PgBouncer): docs/deploy.md's connection budget.
+  poolSize: wholeNumber("DATABASE_POOL_SIZE", 2, Database.POOL_SIZE)
+}).pipe(
+  Config.mapOrFail(({ dataDir, poolSize, url }) => {
+    const target = Database.targetFromUrl(Option.getOrUndefined(url), dataDir, poolSize)
     return target === undefined
       ? Either.left(ConfigError.InvalidData(["DATABASE_URL"], "Expected unset, memory://, postgres://… or postgresql://…"))
       : Either.right(target)

@@ -6,7 +6,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { POOL_SIZE } from "./Database.js"
+import { PoolSize } from "./Database.js"
 import { PgliteClient } from "./PgliteClient.js"
 
 /**
@@ -45,10 +45,11 @@ const encodeSeries = (series: Parameters<typeof SeriesCodec.encode>[0]) =>
 const CLAIM_NAMESPACE = 727_000_002
 
 /**
- * Claims held at once by one process. Each holds a pooled connection for as long as its upstream
- * call runs (up to 30 s); the rest of the pool stays free for sessions, payloads and health.
+ * Claims held at once by one process with a pool of `poolSize`. Each holds a pooled connection
+ * for as long as its upstream call runs (up to 30 s); the rest of the pool stays free for
+ * sessions, payloads and health (four of the default ten).
  */
-export const MAX_CLAIMS = POOL_SIZE - 4
+export const maxClaims = (poolSize: number): number => (poolSize >= 8 ? poolSize - 4 : Math.max(1, Math.floor(poolSize / 2)))
 
 /** A label claim older than this was left by a process that died (a lookup takes at most seconds). */
 const LABEL_CLAIM_STALE_MS = 60_000
@@ -57,7 +58,7 @@ export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // PGlite serves one process; there is nobody else to wait for.
   const singleProcess = Option.isSome(yield* Effect.serviceOption(PgliteClient))
-  const claims = yield* Effect.makeSemaphore(MAX_CLAIMS)
+  const claims = yield* Effect.makeSemaphore(maxClaims(yield* PoolSize))
 
   /** One statement per write (each costs a round trip, and PGlite's are not cheap). */
   const upsert = (cell: Cell.Cell, columns: Record<string, unknown>, keepTimezone = false) => {
