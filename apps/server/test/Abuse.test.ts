@@ -146,6 +146,24 @@ for (const backend of backends) {
           expect(counted).toEqual([400, 400, 400, 429])
         }))
 
+      it.effect("a port beside a forwarded address makes no new client: IP:port and [IPv6]:port count as the address", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          // An account each: the account's own slowing would outlast the window over both.
+          for (const [address, ports] of [
+            ["10.0.6.1", (p: number) => `10.0.6.1:${4711 + p}`],
+            ["2001:db8:6::1", (p: number) => `[2001:db8:6::1]:${443 + p}`]
+          ] as const) {
+            const email = `ports-${address.length}@example.org`
+            yield* createUser(email, "correct horse")
+            const statuses: Array<number> = []
+            for (let p = 0; p < 4; p++) statuses.push((yield* login(server.origin, email, "wrong", from(ports(p)))).status)
+            expect([address, statuses]).toEqual([address, [400, 400, 400, 429]])
+            // The bare address is the same client, refused as well.
+            expect((yield* login(server.origin, email, "correct horse", from(address))).status).toBe(429)
+          }
+        }))
+
       it.effect("any e-mail a client sends (long, odd unicode) is counted, never a server error; one no text can hold is refused first", () =>
         Effect.gen(function* () {
           const server = yield* TestServer

@@ -70,8 +70,16 @@ describe("RequestInfo.clientAddressFrom: X-Forwarded-For as TRUSTED_PROXY_HOPS a
       .split(",")
       .map((s) => s.trim())
       .filter((s) => s !== "")
-    const chain = [socket ?? "unknown", ...entries.reverse()]
+    const chain = [socket ?? "unknown", ...entries.reverse().map(byPattern)]
     return chain[Math.min(hops, chain.length - 1)]
+  }
+
+  /** The port rule written as patterns: `[inside]…`, or `host:port` with one colon; empty results kept whole. */
+  const byPattern = (entry: string) => {
+    const bracketed = /^\[([^\]]*)\]/.exec(entry)
+    const ported = /^([^:]*):[^:]*$/.exec(entry)
+    const address = (bracketed?.[1] ?? ported?.[1] ?? entry).trim()
+    return address === "" ? entry : address
   }
 
   it("takes the socket's peer with no trusted hop, whatever the header says", () => {
@@ -92,7 +100,38 @@ describe("RequestInfo.clientAddressFrom: X-Forwarded-For as TRUSTED_PROXY_HOPS a
     expect(RequestInfo.clientAddressFrom("10.0.0.1", "", 2)).toBe("10.0.0.1")
   })
 
-  const entry = fc.oneof(fc.constantFrom("", " ", "\t", "203.0.113.9", " 198.51.100.7 ", "2001:db8::1", "unknown"), fc.string())
+  it("drops the port and brackets a proxy wrote beside the address: one client whatever its port", () => {
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", "203.0.113.9:4711", 1)).toBe("203.0.113.9")
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", "[2001:db8::1]:443", 1)).toBe("2001:db8::1")
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", "[2001:db8::1]", 1)).toBe("2001:db8::1")
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", "2001:db8::1", 1)).toBe("2001:db8::1")
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", "198.51.100.7:1, 203.0.113.9:2", 2)).toBe("198.51.100.7")
+    // The socket's own peer is never read as an entry (an IPv4-mapped address has colons).
+    expect(RequestInfo.clientAddressFrom("::ffff:10.0.0.1", "203.0.113.9:1", 0)).toBe("::ffff:10.0.0.1")
+    expect(RequestInfo.clientAddressFrom("::ffff:10.0.0.1", undefined, 1)).toBe("::ffff:10.0.0.1")
+  })
+
+  const ipv4 = fc.ipV4()
+  const ipv6 = fc.ipV6()
+  const port = fc.integer({ min: 0, max: 65535 })
+  it.prop(
+    "an address with or without its port, bracketed or not, reads as the address",
+    [fc.oneof(ipv4, ipv6), port, fc.integer({ min: 1, max: 3 })],
+    ([address, p, hops]) => {
+      const ipv6Form = address.includes(":")
+      const forms = ipv6Form ? [address, `[${address}]`, `[${address}]:${p}`, ` [${address}]:${p} `] : [address, `${address}:${p}`, ` ${address}:${p}`]
+      for (const form of forms) {
+        const header = [...Array.from({ length: hops - 1 }, () => "198.51.100.7:80"), form].reverse().join(", ")
+        expect(RequestInfo.clientAddressFrom("10.0.0.1", header, hops)).toBe(address)
+      }
+    },
+    { fastCheck: { numRuns: 2000 } }
+  )
+
+  const entry = fc.oneof(
+    fc.constantFrom("", " ", "\t", "203.0.113.9", " 198.51.100.7 ", "2001:db8::1", "unknown", "203.0.113.9:4711", "[2001:db8::1]:443", ":80", "[]", "[::1"),
+    fc.string()
+  )
   const header = fc.oneof(
     fc.constant(undefined),
     fc.array(entry, { maxLength: 6 }).map((entries) => entries.join(",")),

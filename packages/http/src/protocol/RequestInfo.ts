@@ -72,7 +72,8 @@ export const host = (request: HttpServerRequest.HttpServerRequest): string => {
  * it trusts (`TRUSTED_PROXY_HOPS`). Each trusted proxy appends the address it saw to
  * `x-forwarded-for`, so the client is the entry that many places from the right (entries further
  * left were written by the client itself and prove nothing). With no trusted hop the header is
- * ignored: any client can write it.
+ * ignored: any client can write it. A port the proxy wrote beside the address is not part of it
+ * (`bareAddress`).
  */
 export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustedProxyHops: number): string =>
   clientAddressFrom(
@@ -110,5 +111,24 @@ export const clientAddressFrom = (
     }
     end = comma
   }
-  return found
+  return seen === 0 ? found : bareAddress(found)
+}
+
+/**
+ * A forwarded entry as the address alone: some proxies write the peer's port too (`203.0.113.9:4711`,
+ * `[2001:db8::1]:443`), which would make every connection of one client a new client. Brackets and
+ * a port are dropped; a bare IPv6 address (two colons or more) is kept whole; an entry that would
+ * be left empty (`:80`, `[]`) is kept as it came.
+ */
+export const bareAddress = (entry: string): string => {
+  let address = entry
+  if (entry.startsWith("[")) {
+    const close = entry.indexOf("]")
+    if (close > 0) address = entry.slice(1, close)
+  } else {
+    const colon = entry.indexOf(":")
+    if (colon >= 0 && entry.indexOf(":", colon + 1) < 0) address = entry.slice(0, colon)
+  }
+  address = address.trim()
+  return address === "" ? entry : address
 }
