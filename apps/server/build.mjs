@@ -34,6 +34,8 @@ const bundle = async (outdir) => {
     bundle: true,
     platform: "node",
     target: "node20",
+    // The workspace's packages from their sources, not a built dist/ that may be stale.
+    conditions: ["source"],
     format: "esm",
     // Modules imported dynamically (the docs page's Scalar bundle: packages/http/src/api/DocsPage.ts)
     // go to chunks of their own, read when first imported, and code main and cli share to a common one.

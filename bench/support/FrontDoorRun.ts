@@ -30,6 +30,7 @@ export const buildFrontDoorAlone = async (dir: string) => {
     platform: "node",
     target: "node20",
     format: "esm",
+    conditions: ["source"],
     banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
     logLevel: "warning"
   })

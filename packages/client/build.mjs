@@ -17,6 +17,8 @@ const result = await build({
   entryPoints: ["src/index.ts"],
   bundle: true,
   format: "esm",
+  // The core from its sources, not a built dist/.
+  conditions: ["source"],
   // Neutral: the same file serves browsers and Node; the client uses only fetch, AbortSignal and IndexedDB.
   platform: "neutral",
   mainFields: ["module", "main"],

@@ -326,7 +326,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   historyStart: Config.string("HISTORY_START").pipe(
     Config.withDefault("1940-01-01"),
     Config.mapOrFail((s) =>
-      Option.match(CivilDate.parse(s), {
+      Option.match(Option.fromNullable(CivilDate.parse(s)), {
         onNone: () => Either.left(ConfigError.InvalidData(["HISTORY_START"], "Expected a date YYYY-MM-DD")),
         onSome: Either.right
       })

@@ -15,7 +15,6 @@ import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServ
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import { historyStartCosting } from "./support/History.js"
 import { sampleValue } from "./support/Prometheus.js"
 
@@ -127,7 +126,7 @@ for (const backend of backends) {
           expect(Object.keys(body)).toEqual(["view", "v", "cell", "first", "last", "baseline", "years", "periods"])
           expect(body).toMatchObject({ view: "trend", v: 1, first: "1980-01-01", baseline: { from: 1980, to: 2009 } })
           // The fake's archive holds every day up to 5 days before its today.
-          const last = Option.getOrThrow(CivilDate.parse(body.last as string))
+          const last = CivilDate.parse(body.last as string)!
           expect([fetchedOn - 5, todayBerlin() - 5]).toContain(last)
           // The same record, rebuilt here from the fake's weather, gives the same payload.
           const cell = Cell.fromCoordinates(where.lat, where.lon)

@@ -68,6 +68,8 @@ const buildPage = (name, entry) =>
     bundle: true,
     splitting: true,
     format: "esm",
+    // The workspace's packages from their sources, not a built dist/.
+    conditions: ["source"],
     target: ["es2022", "chrome110", "firefox110", "safari16"],
     minify: true,
     sourcemap: false,
@@ -199,6 +201,7 @@ await esbuild.build({
   absWorkingDir: root,
   entryPoints: ["src/sw.ts"],
   bundle: true,
+  conditions: ["source"],
   format: "iife",
   target: ["es2022", "chrome110", "firefox110", "safari16"],
   minify: true,

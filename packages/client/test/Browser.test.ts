@@ -23,6 +23,7 @@ beforeAll(async () => {
     bundle: true,
     format: "esm",
     platform: "browser",
+    conditions: ["source"],
     write: false,
     logLevel: "warning"
   })

@@ -16,9 +16,10 @@ export const inRange = (axis: Axis, value: number): boolean => Number.isFinite(v
 /** The range as a refusal states it: `between -90 and 90`. */
 export const rangeText = (axis: Axis): string => `between -${LIMIT[axis]} and ${LIMIT[axis]}`
 
-const snap = (x: number): number => {
+/** A coordinate snapped to its cell's centre, a multiple of 0.25; never -0 (no "-0.00" keys). */
+export const snap = (x: number): number => {
   const v = Math.round(x * 4) / 4
-  return v === 0 ? 0 : v // no "-0.00" keys
+  return v === 0 ? 0 : v
 }
 
 export const fromCoordinates = (lat: number, lon: number): Cell => {

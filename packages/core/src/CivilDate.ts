@@ -3,8 +3,6 @@
  * arithmetic in the grading hot path is integer arithmetic. Proleptic Gregorian,
  * after Howard Hinnant's `days_from_civil` / `civil_from_days`.
  */
-import * as Option from "effect/Option"
-
 /** Days since 1970-01-01. */
 export type EpochDay = number
 
@@ -51,15 +49,15 @@ export const format = (epochDay: EpochDay): string => {
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 
-/** Strict `YYYY-MM-DD` that names a real calendar day; anything else is None. */
-export const parse = (text: string): Option.Option<EpochDay> => {
+/** Strict `YYYY-MM-DD` that names a real calendar day; anything else is undefined. */
+export const parse = (text: string): EpochDay | undefined => {
   const m = ISO_DATE.exec(text)
-  if (m === null) return Option.none()
+  if (m === null) return undefined
   const year = Number(m[1])
   const month = Number(m[2])
   const day = Number(m[3])
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return Option.none()
-  return Option.some(fromYmd({ year, month, day }))
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined
+  return fromYmd({ year, month, day })
 }
 
 /** Moves a date by whole calendar months, clamping the day to the target month's length (Mar 31 − 1 month = Feb 28/29). */

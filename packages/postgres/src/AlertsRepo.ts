@@ -178,7 +178,7 @@ const toSentAlert = (r: typeof AlertRow.Type): SentAlert => ({
   lat: r.lat,
   lon: r.lon,
   label: r.label,
-  date: CivilDate.parse(r.date).pipe((d) => (d._tag === "Some" ? d.value : 0)),
+  date: CivilDate.parse(r.date) ?? 0,
   kind: r.kind,
   variable: r.variable,
   grade: { value: r.value, unit: r.unit, percentile: r.percentile, label: r.grade_label, n: r.n },
@@ -244,7 +244,7 @@ export const makeAlertLog = Effect.gen(function* () {
             new Set(
               rows.flatMap((r) => {
                 const day = CivilDate.parse(r.date)
-                return day._tag === "Some" && Kinds.isKind(r.kind) ? [`${day.value}|${r.kind}`] : []
+                return day !== undefined && Kinds.isKind(r.kind) ? [`${day}|${r.kind}`] : []
               })
             )
         ),

@@ -96,8 +96,8 @@ export const make = Effect.gen(function* () {
         return send(res, 400, { error: true, reason: "Parameter 'latitude' and 'longitude' must be set" })
       }
       if (endpoint === "archive") {
-        const from = CivilDate.parse(query.start_date ?? "")
-        const to = CivilDate.parse(query.end_date ?? "")
+        const from = Option.fromNullable(CivilDate.parse(query.start_date ?? ""))
+        const to = Option.fromNullable(CivilDate.parse(query.end_date ?? ""))
         if (Option.isNone(from) || Option.isNone(to) || from.value > to.value) {
           return send(res, 400, { error: true, reason: "Parameter 'start_date' and 'end_date' must be valid dates" })
         }

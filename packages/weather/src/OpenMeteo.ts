@@ -87,10 +87,10 @@ const toSeries = (source: string, body: Columns): Effect.Effect<DailySeries.Dail
   if (tmax.length !== n || tmin.length !== n || precip.length !== n) {
     return bad("the daily series differ in length")
   }
-  const first = n === 0 ? Option.some(0) : CivilDate.parse(firstDay!)
+  const first = n === 0 ? Option.some(0) : Option.fromNullable(CivilDate.parse(firstDay!))
   if (Option.isNone(first)) return bad(`not a date: ${firstDay}`)
   // Consecutive days: the last is the first plus the count (checking the ends keeps this O(1)).
-  if (n > 0 && !Option.contains(CivilDate.parse(lastDay!), first.value + n - 1)) {
+  if (n > 0 && CivilDate.parse(lastDay!) !== first.value + n - 1) {
     return bad("the days are not consecutive")
   }
   return Effect.succeed({ start: first.value, tmax, tmin, precip })

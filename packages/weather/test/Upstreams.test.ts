@@ -17,7 +17,7 @@ import * as TestClock from "effect/TestClock"
 
 const NOW = Date.parse("2026-11-22T12:00:00Z")
 const berlin = Cell.fromCoordinates(52.52, 13.41)
-const day = (s: string) => Option.getOrThrow(CivilDate.parse(s))
+const day = (s: string) => CivilDate.parse(s)!
 
 const openMeteo = (fake: FakeOpenMeteo.FakeOpenMeteo, apiKey?: string) =>
   OpenMeteo.make({

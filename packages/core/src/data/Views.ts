@@ -6,7 +6,7 @@ import * as CivilDate from "../CivilDate.js"
 import * as Trend from "../trend/Trend.js"
 import * as DailySeries from "../weather/DailySeries.js"
 import type { Variable } from "../weather/DailySeries.js"
-import { PAYLOAD_VER } from "./FreshnessToken.js"
+import { PAYLOAD_VER } from "./PayloadVersion.js"
 import type {
   CalendarPayload,
   CellInfo,

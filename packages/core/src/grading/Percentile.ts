@@ -37,21 +37,40 @@ export const percentileOfScore = (sorted: ArrayLike<number>, x: number): number 
 
 export type Label = "record-low" | "much-below" | "below" | "near-normal" | "above" | "much-above" | "record-high"
 
+/** Every label, coldest (driest) first. */
+export const LABELS: ReadonlyArray<Label> = ["record-low", "much-below", "below", "near-normal", "above", "much-above", "record-high"]
+
+/**
+ * The percentile cut-offs between labels: below 10 `much-below`, below 33⅓ `below`, up to 66⅔
+ * `near-normal`, up to 90 `above`, above that `much-above`. The lower two bounds are exclusive and
+ * the upper two inclusive, so the bands are symmetric around the 50th percentile.
+ */
+export const CUTS = { muchBelow: 10, below: 100 / 3, above: 200 / 3, muchAbove: 90 } as const
+
+/** The bands of percentiles each non-record label covers, `[from, to, label]`, for drawing a scale. */
+export const BANDS: ReadonlyArray<readonly [number, number, Exclude<Label, "record-low" | "record-high">]> = [
+  [0, CUTS.muchBelow, "much-below"],
+  [CUTS.muchBelow, CUTS.below, "below"],
+  [CUTS.below, CUTS.above, "near-normal"],
+  [CUTS.above, CUTS.muchAbove, "above"],
+  [CUTS.muchAbove, 100, "much-above"]
+]
+
+/** The label an unrounded percentile falls in when records are not knowable (a calendar cell). */
+export const labelOfPercentile = (p: number): Exclude<Label, "record-low" | "record-high"> =>
+  p < CUTS.muchBelow
+    ? "much-below"
+    : p < CUTS.below
+      ? "below"
+      : p <= CUTS.above
+        ? "near-normal"
+        : p <= CUTS.muchAbove
+          ? "above"
+          : "much-above"
+
 /** The label of a value given its unrounded percentile and the sample's extremes. */
 export const label = (x: number, p: number, min: number, max: number): Label =>
-  x > max
-    ? "record-high"
-    : x < min
-      ? "record-low"
-      : p < 10
-        ? "much-below"
-        : p < 100 / 3
-          ? "below"
-          : p <= 200 / 3
-            ? "near-normal"
-            : p <= 90
-              ? "above"
-              : "much-above"
+  x > max ? "record-high" : x < min ? "record-low" : labelOfPercentile(p)
 
 /**
  * The median-unbiased quantile (Hyndman–Fan type 8; numpy `method="median_unbiased"`):

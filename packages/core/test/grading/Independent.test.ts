@@ -14,7 +14,6 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { CivilDate, Grader, Percentile, Sample, Spells, Trend } from "@climate-grade/core"
-import * as Option from "effect/Option"
 
 const PYTHON = "/usr/bin/python3"
 const script = join(import.meta.dirname, "reference.py")
@@ -49,8 +48,8 @@ const seattle = () => {
   const root = dirname(dirname(createRequire(import.meta.url).resolve("vega-datasets")))
   const csv = join(root, "data/seattle-weather.csv")
   const rows = readFileSync(csv, "utf8").trim().split("\n").slice(1).map((line) => line.split(","))
-  const start = Option.getOrThrow(CivilDate.parse(rows[0]![0]!))
-  rows.forEach((row, i) => expect(Option.getOrThrow(CivilDate.parse(row[0]!))).toBe(start + i))
+  const start = CivilDate.parse(rows[0]![0]!)!
+  rows.forEach((row, i) => expect(CivilDate.parse(row[0]!)!).toBe(start + i))
   const column = (k: number) => Float64Array.from(rows, (row) => Number(row[k]))
   return { start, precip: column(1), tmax: column(2), tmin: column(3) }
 }

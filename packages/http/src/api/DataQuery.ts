@@ -78,7 +78,7 @@ export const date = (name: string, description: string) =>
       name,
       Schema.Number,
       (raw) =>
-        Option.match(CivilDate.parse(raw), {
+        Option.match(Option.fromNullable(CivilDate.parse(raw)), {
           onNone: () => Either.left(`${PREFIX}${name}' must be a calendar date YYYY-MM-DD, got '${raw}'.`),
           onSome: (day: CivilDate.EpochDay) => Either.right(day)
         }),

@@ -81,7 +81,7 @@ export const addressOf = (params: URLSearchParams): Address => {
   return {
     place: Option.map(cell, (c) => ({ lat: Number(query.lat), lon: Number(query.lon), cell: c })),
     name: PlaceName.parse(one(params, "name")),
-    date: date !== undefined && Option.isSome(CivilDate.parse(date)) ? date : null,
+    date: date !== undefined && CivilDate.parse(date) !== undefined ? date : null,
     units: units === "metric" || units === "imperial" ? units : null
   }
 }

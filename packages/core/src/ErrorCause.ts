@@ -1,0 +1,21 @@
+/** Reading what a thrown error says, down its `cause` chain (drivers and fetch wrap the real failure). */
+
+/** The errors of `error`'s cause chain, outermost first, at most `depth` of them (a chain may loop). */
+export const chain = (error: unknown, depth = 8): ReadonlyArray<Record<string, unknown>> => {
+  const out: Array<Record<string, unknown>> = []
+  let current: unknown = error
+  while (out.length < depth && typeof current === "object" && current !== null && !out.includes(current as Record<string, unknown>)) {
+    out.push(current as Record<string, unknown>)
+    current = (current as { cause?: unknown }).cause
+  }
+  return out
+}
+
+/** The first string value of `field` down the chain (a `code`, a SQLSTATE), or undefined. */
+export const find = (error: unknown, field: string, depth?: number): string | undefined => {
+  for (const e of chain(error, depth)) {
+    const value = e[field]
+    if (typeof value === "string") return value
+  }
+  return undefined
+}
