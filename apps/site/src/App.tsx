@@ -11,7 +11,7 @@ import { CoordinatesForm, LocateButton, RecentPlaces, SearchBox } from "./compon
 import { Section } from "./components/Section.js"
 import { SignInToWatch } from "./components/SignInToWatch.js"
 import { UnitsSwitch } from "./components/UnitsSwitch.js"
-import { lazy } from "./lazy.js"
+import { lazy, WhenNear } from "./lazy.js"
 import { registerServiceWorker } from "./serviceWorker.js"
 import { accountHref } from "./returnPath.js"
 import { address, failure, hrefFor, loading, offline, pick, place, problem, recent, returnPath, setUnits, today, top, units } from "./state.js"
@@ -37,6 +37,15 @@ const WatchPlace = lazy(
   () => import("./components/WatchPlace.js").then((m) => m.WatchPlace),
   () => <p class="watch-place muted">Checking your watched places…</p>
 )
+
+/**
+ * A place picked from a list that goes away (search results, recent places, the examples): the
+ * keyboard's focus moves to the place's heading, not to the page's start.
+ */
+const pickAndFocus = (lat: number, lon: number, name?: string | null) => {
+  pick(lat, lon, name)
+  requestAnimationFrame(() => document.getElementById("place-heading")?.focus())
+}
 
 const OfflineNotice = () =>
   offline.value ? (
@@ -71,7 +80,7 @@ const Welcome = () => (
             onClick={(event) => {
               if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
               event.preventDefault()
-              pick(lat, lon, label)
+              pickAndFocus(lat, lon, label)
             }}
           >
             {label}
@@ -87,7 +96,7 @@ const Welcome = () => (
  * from the grade view or the stored forecast's entry for today; a stored copy of another day is
  * named by its date and says so.
  */
-const PlaceView = () => {
+const TodayView = () => {
   const p = place.value!
   const storedDay = p.day.data
   const shown = top.value!
@@ -113,7 +122,6 @@ const PlaceView = () => {
           sinceYear={sinceYear}
         />
       </Section>
-      <Details />
     </>
   )
 }
@@ -171,77 +179,85 @@ export const App = () => {
         </div>
         <UnitsSwitch units={units.value} onChange={setUnits} />
       </header>
-      <section class="finder" aria-label="Find a place">
-        <div class="finder-controls">
-          <SearchBox onPick={pick} hrefFor={hrefFor} placeKey={`${a.lat},${a.lon},${a.name ?? ""}`} />
-          <div class="finder-row">
-            <LocateButton onPick={pick} />
-            <CoordinatesForm onPick={pick} />
-          </div>
-          {/* The places shown before, not the one shown now: the list is drawn as the page opens and
-              does not grow above the place when it loads (which would push the whole page down). */}
-          <RecentPlaces
-            places={recent.value.filter((r) => chosen === null || snap(r.lat) !== snap(chosen.lat) || snap(r.lon) !== snap(chosen.lon))}
-            hrefFor={hrefFor}
-            onPick={pick}
-          />
-        </div>
-      </section>
       <main id="main">
-        <div class="place-head">
-          <div class={p === null && chosen !== null && failure.value === null ? "place-title is-pending" : "place-title"}>
-            {p !== null ? (
-              <>
-                <h1>{heading}</h1>
-                {shown !== null && shown.grades !== null && (
-                  <p class="verdict">{verdict(shown.grades, shown.isToday ? undefined : shown.date)}</p>
+        {/* The place and today's grades come first (on a phone they fill the first screen); the finder
+            and the maps follow, then the sections below the grades. */}
+        <div class={p === null && chosen !== null && failure.value === null ? "place-title is-pending" : "place-title"}>
+          <h1 id="place-heading" tabIndex={-1}>
+            {heading ?? "How unusual is today's weather?"}
+          </h1>
+          {p !== null && (
+            <>
+              {shown !== null && shown.grades !== null && <p class="verdict">{verdict(shown.grades, shown.isToday ? undefined : shown.date)}</p>}
+              <p class="muted place-cell">
+                {a.name !== null && p.cell.label !== null && p.cell.label !== a.name && (
+                  <>
+                    <span class="cell-label">{p.cell.label}</span> ·{" "}
+                  </>
                 )}
-                <p class="muted place-cell">
-                  {a.name !== null && p.cell.label !== null && p.cell.label !== a.name && (
-                    <>
-                      <span class="cell-label">{p.cell.label}</span> ·{" "}
-                    </>
-                  )}
-                  Cell {formatCoordinates(p.cell.lat, p.cell.lon)} · {p.cell.timezone}
-                </p>
-                {chosen !== null &&
-                  (maybeSignedIn() ? (
-                    <WatchPlace lat={chosen.lat} lon={chosen.lon} cellLat={p.cell.lat} cellLon={p.cell.lon} name={a.name} accountHref={back} />
-                  ) : (
-                    <SignInToWatch href={back} />
-                  ))}
-              </>
-            ) : (
-              <h1>{heading ?? "How unusual is today's weather?"}</h1>
-            )}
-            <div aria-live="polite">
-              {loading.value && <p class="loading">Loading the weather and its 85-year history…</p>}
-              {failure.value !== null && <p class="error-text">This place could not be loaded: {failure.value}</p>}
-            </div>
-            <OfflineNotice />
-            {problem.value !== null && chosen === null && (
-              <p class="error-text address-problem" role="alert">
-                {problem.value} Pick a place below, or fix the address.
+                Cell {formatCoordinates(p.cell.lat, p.cell.lon)} · {p.cell.timezone}
               </p>
-            )}
-            {chosen === null && <Welcome />}
+              {chosen !== null &&
+                (maybeSignedIn() ? (
+                  <WatchPlace lat={chosen.lat} lon={chosen.lon} cellLat={p.cell.lat} cellLon={p.cell.lon} name={a.name} accountHref={back} />
+                ) : (
+                  <SignInToWatch href={back} />
+                ))}
+            </>
+          )}
+          <div aria-live="polite">
+            {loading.value && <p class="loading">Loading the weather and its 85-year history…</p>}
+            {failure.value !== null && <p class="error-text">This place could not be loaded: {failure.value}</p>}
           </div>
-          {/* The maps' code is fetched once the grades show (or at once without a place to load). */}
+          <OfflineNotice />
+          {problem.value !== null && chosen === null && (
+            <p class="error-text address-problem" role="alert">
+              {problem.value} Pick a place below, or fix the address.
+            </p>
+          )}
+          {chosen === null && <Welcome />}
+        </div>
+        {p !== null ? <TodayView /> : chosen !== null && failure.value === null && <div class="today-pending" />}
+        <div class={chosen === null ? "find" : "find has-place"}>
+          <section class="finder" aria-label="Find a place">
+            {chosen !== null && <h2 class="finder-title">Another place</h2>}
+            <div class="finder-controls">
+              <SearchBox onPick={pickAndFocus} hrefFor={hrefFor} placeKey={`${a.lat},${a.lon},${a.name ?? ""}`} />
+              <div class="finder-row">
+                <LocateButton onPick={pick} />
+                <CoordinatesForm onPick={pick} />
+              </div>
+              {/* The places shown before, not the one shown now. */}
+              <RecentPlaces
+                places={recent.value.filter((r) => chosen === null || snap(r.lat) !== snap(chosen.lat) || snap(r.lon) !== snap(chosen.lon))}
+                hrefFor={hrefFor}
+                onPick={pickAndFocus}
+              />
+            </div>
+          </section>
+          {/* The maps' code is fetched once the grades show (or at once without a place to load), and
+              only when they come near the screen: on a phone they are below the first one. */}
           <div class={chosen === null ? "maps" : "maps has-cell"}>
             {settled ? (
               <>
-                <WorldMap chosen={chosen} onPick={pick} />
-                {chosen !== null && <CellMap lat={chosen.lat} lon={chosen.lon} onPick={pick} />}
+                <WhenNear placeholder={<div class="worldmap map-pending" />}>
+                  <WorldMap chosen={chosen} onPick={pick} />
+                </WhenNear>
+                {chosen !== null && (
+                  <WhenNear placeholder={<div class="cellmap map-pending" />}>
+                    <CellMap lat={chosen.lat} lon={chosen.lon} onPick={pick} />
+                  </WhenNear>
+                )}
               </>
             ) : (
               <>
                 <div class="worldmap map-pending" />
-                <div class="cellmap map-pending" />
+                {chosen !== null && <div class="cellmap map-pending" />}
               </>
             )}
           </div>
         </div>
-        {p !== null && <PlaceView />}
+        {p !== null && <Details />}
       </main>
       <footer class="foot">
         <p>

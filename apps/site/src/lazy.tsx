@@ -4,7 +4,7 @@
  * and if it cannot be fetched, `placeholder` stands in; the next mount tries again.
  */
 import { type ComponentChildren, type FunctionComponent, h } from "preact"
-import { useEffect, useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 
 export const lazy = <P extends object>(
   load: () => Promise<FunctionComponent<P>>,
@@ -34,4 +34,32 @@ export const lazy = <P extends object>(
     }, [component])
     return component === undefined ? placeholder(props) : h(component, props)
   }
+}
+
+/**
+ * `children` once their place comes within 200 px of the viewport, `placeholder` (which keeps
+ * their room) until then: what lies below the first screen costs the first view nothing.
+ */
+export const WhenNear = ({ placeholder, children }: { placeholder: ComponentChildren; children: ComponentChildren }) => {
+  const ref = useRef<HTMLDivElement>(null)
+  const [near, setNear] = useState(() => typeof IntersectionObserver === "undefined")
+  useEffect(() => {
+    if (near || ref.current === null) return
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          observer.disconnect()
+          setNear(true)
+        }
+      },
+      { rootMargin: "200px 0px" }
+    )
+    observer.observe(ref.current)
+    return () => observer.disconnect()
+  }, [near])
+  return (
+    <div ref={ref} class="when-near">
+      {near ? children : placeholder}
+    </div>
+  )
 }

@@ -51,6 +51,12 @@ for (const backend of backends) {
             expect(yield* Effect.promise(() => page.getByRole("link", { name: "Sign in with Discord" }).getAttribute("href"))).toBe(
               url("/api/v2/oauth/chat/login/start")
             )
+            // The password login comes second, set apart from the providers' buttons, and says whom it is for.
+            const button = yield* Effect.promise(() => page.getByRole("link", { name: "Sign in with Google" }).boundingBox())
+            const heading = yield* Effect.promise(() => page.getByRole("heading", { name: "Or with a password" }).boundingBox())
+            expect(heading!.y - (button!.y + button!.height)).toBeGreaterThanOrEqual(16)
+            expect(yield* Effect.promise(() => page.getByText("Operator account").count())).toBe(0)
+            expect(yield* Effect.promise(() => page.getByText(/not set up/).count())).toBe(0)
             expect(yield* Effect.promise(() => noOverflow(page))).toBeLessThanOrEqual(0)
             expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
             expect(Chromium.cspViolations(log)).toEqual([])

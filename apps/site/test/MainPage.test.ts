@@ -217,6 +217,36 @@ for (const backend of backends) {
         })
       )
 
+      it.scoped("by keyboard: after Enter the next Tab reaches the results, and a chosen result moves focus to the place's heading", () =>
+        Effect.gen(function* () {
+          const { url } = yield* TestServer
+          const { geocoder } = yield* Upstreams
+          const browser = yield* Chromium.Chromium
+          geocoder.searches.set("porto", [
+            { display_name: "Porto, Portugal", lat: "41.1496", lon: "-8.611", name: "Porto" },
+            { display_name: "Porto Alegre, Brasil", lat: "-30.0346", lon: "-51.2177", name: "Porto Alegre" }
+          ])
+          const { page } = yield* Chromium.scopedPage(browser)
+          const focused = () => page.evaluate(() => {
+            const e = document.activeElement
+            return e === null ? null : `${e.tagName.toLowerCase()}${e.id === "" ? "" : `#${e.id}`}: ${e.textContent?.trim() ?? ""}`
+          })
+          yield* Effect.promise(async () => {
+            await page.goto(url("/"))
+            await page.getByLabel("Place", { exact: true }).fill("Porto")
+            await page.getByLabel("Place", { exact: true }).press("Enter")
+            await page.getByRole("list", { name: "Search results" }).getByRole("link").nth(1).waitFor({ timeout: 10_000 })
+            await page.keyboard.press("Tab")
+          })
+          expect(yield* Effect.promise(focused)).toBe("a: Porto, Portugal")
+          yield* Effect.promise(async () => {
+            await page.keyboard.press("Enter")
+            await waitForGrades(page)
+          })
+          expect(yield* Effect.promise(focused)).toBe("h1#place-heading: Porto, Portugal")
+        })
+      )
+
       it.scoped("typed coordinates open that place; a bad latitude is explained", () =>
         Effect.gen(function* () {
           const { url } = yield* TestServer
@@ -395,6 +425,27 @@ for (const backend of backends) {
     })
 
     describe("layout and accessibility", () => {
+      it.scoped("at 375×812 the first screen shows the place and all three of today's grades; the finder and the maps follow", () =>
+        Effect.gen(function* () {
+          const { url } = yield* TestServer
+          const browser = yield* Chromium.Chromium
+          const { lat, lon } = freshPlace()
+          const { page } = yield* Chromium.scopedPage(browser, { width: 375 })
+          const box = (selector: string) => Effect.promise(async () => (await page.locator(selector).first().boundingBox())!)
+          yield* Effect.promise(async () => {
+            await page.setViewportSize({ width: 375, height: 812 })
+            await page.goto(url(`/?lat=${lat}&lon=${lon}`))
+            await waitForGrades(page)
+          })
+          const heading = yield* box("h1")
+          const lastValue = yield* Effect.promise(async () => (await page.locator(".grade-card .grade-value").nth(2).boundingBox())!)
+          expect(heading.y).toBeGreaterThanOrEqual(0)
+          expect(lastValue.y + lastValue.height).toBeLessThanOrEqual(812)
+          expect((yield* box(".finder")).y).toBeGreaterThan(lastValue.y)
+          expect((yield* box(".maps")).y).toBeGreaterThan(lastValue.y)
+        })
+      )
+
       for (const width of [375, 1280]) {
         it.scoped(`at ${width} px nothing overflows sideways, and axe finds no serious or critical violation`, () =>
           Effect.gen(function* () {
@@ -413,6 +464,8 @@ for (const backend of backends) {
               await page.goto(url(`/?lat=${lat}&lon=${lon}&date=2025-06-15`))
               await waitForGrades(page)
               await page.locator(".band-svg").nth(2).waitFor()
+              // The maps are drawn when they come near the screen (below the grades on a phone).
+              await page.locator(".maps").scrollIntoViewIfNeeded()
               await page.locator(".map-land").first().waitFor()
               await page.getByRole("grid").waitFor()
               await page.locator(".stripes-svg").waitFor()

@@ -105,7 +105,12 @@ export const SignIn = ({ providers, onSignedIn }: { providers: ReadonlyArray<Pro
           ))}
         </div>
       )}
-      <h3 class="or">Operator account</h3>
+      {/* The password login is for accounts the service's operator made (its command line); most
+          people sign in with a provider above, so it comes second and says whom it is for. */}
+      <h3 class="or">
+        {enabled.length === 0 ? "With a password" : "Or with a password"}
+      </h3>
+      <p class="muted small">For accounts made by whoever runs this service.</p>
       <form class="login-form" onSubmit={submit}>
         <label>
           E-mail
@@ -136,7 +141,8 @@ export const SignIn = ({ providers, onSignedIn }: { providers: ReadonlyArray<Pro
 
 export const Identities = ({ me, providers, onChange }: { me: Me; providers: ReadonlyArray<Provider> | null; onChange: () => void }) => {
   const [message, setMessage] = useState<string | null>(null)
-  const names = (providers ?? []).map((p) => p.name)
+  // A provider this service has not set up is not offered (unless this account is still linked to it).
+  const names = (providers ?? []).filter((p) => p.enabled).map((p) => p.name)
   const linkedOnly = me.links.map((l) => l.provider).filter((n) => !names.includes(n))
   const unlink = async (name: string, label: string) => {
     setMessage(null)
@@ -172,7 +178,7 @@ export const Identities = ({ me, providers, onChange }: { me: Me; providers: Rea
               <span>
                 <strong>{label}</strong>{" "}
                 <span class="muted">
-                  {link !== undefined ? `linked${link.email === null ? "" : ` as ${link.email}`}` : enabled ? "not linked" : "not set up on this service"}
+                  {link !== undefined ? `linked${link.email === null ? "" : ` as ${link.email}`}` : "not linked"}
                 </span>
               </span>
               {link !== undefined ? (

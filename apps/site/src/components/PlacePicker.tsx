@@ -3,7 +3,7 @@
  * there open at once), the browser's location, typed coordinates (a decimal comma or a pasted pair
  * too), and the places visited before. A place picked from the search keeps the name picked.
  */
-import { useEffect, useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import { fitName } from "../address.js"
 import { getJson } from "../api.js"
 import { formatCoordinates } from "../format.js"
@@ -77,6 +77,14 @@ export const SearchBox = ({
   useEffect(() => {
     setState((s) => (s.tag === "failed" ? { tag: "idle" } : s))
   }, [placeKey])
+  const form = useRef<HTMLFormElement>(null)
+  const summary = useRef<HTMLParagraphElement>(null)
+  // Results that come while the keyboard is still on the form (Enter, or the button): focus moves to
+  // their summary, so the next Tab reaches the first result, not the "Search" button again.
+  useEffect(() => {
+    if (state.tag !== "found" || state.places.length === 0) return
+    if (form.current?.contains(document.activeElement)) summary.current?.focus()
+  }, [state])
   const submit = async (event: Event) => {
     event.preventDefault()
     const text = q.trim()
@@ -113,7 +121,7 @@ export const SearchBox = ({
   }
   return (
     <div class="search">
-      <form class="search-form" onSubmit={submit}>
+      <form class="search-form" ref={form} onSubmit={submit}>
         <label for="place-q" class="search-label">
           Place
         </label>
@@ -141,8 +149,8 @@ export const SearchBox = ({
         )}
         {state.tag === "found" && state.places.length > 0 && (
           <>
-            <p class="sr-only">
-              {state.places.length} {state.places.length === 1 ? "place" : "places"} found
+            <p class="muted small search-summary" ref={summary} tabIndex={-1}>
+              {state.places.length} {state.places.length === 1 ? "place" : "places"} found for “{state.q}”:
             </p>
             <ul class="search-results" aria-label="Search results">
               {state.places.map((p) => (
