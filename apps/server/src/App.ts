@@ -26,6 +26,7 @@ import { FrontDoor, MetricsRoute, ResponseIndex, Server, Site } from "@climate-g
 import { Argon2, Random } from "@climate-grade/node"
 import { ProviderExchange } from "@climate-grade/oauth"
 import {
+  AccountRecordsRepo,
   AccountsRepo,
   AlertsRepo,
   BudgetLedgerRepo,
@@ -154,6 +155,7 @@ const alertsLayer = (config: AppConfig) => {
 export const servicesLayer = (config: AppConfig, database: Layer.Layer<SqlClient.SqlClient> = databaseLayer(config)) =>
   Layer.mergeAll(
     AccountsRepo.layer,
+    AccountRecordsRepo.layer,
     SessionsRepo.layer,
     Health.layer,
     LoginAttemptsRepo.layer,

@@ -330,6 +330,12 @@ describe("the OpenAPI document against the real answers", () => {
         yield* call("/health")
         yield* call("/users/me")
         yield* call("/users/me", { headers: bearer(aliceToken) })
+        // Leaving: the export, and a deletion (of an account made for it).
+        yield* call("/users/me/export")
+        yield* call("/users/me/export", { headers: bearer(aliceToken) })
+        yield* call("/users/me", { method: "DELETE" })
+        yield* refusals("/users/me", "DELETE")
+        yield* call("/users/me", { method: "DELETE", headers: bearer(yield* tokenOf(yield* person("leaver@example.org"))) })
         const login = (email: string, password: string, client = "10.5.0.1") =>
           call("/auth/login", { method: "POST", headers: json, body: JSON.stringify({ email, password }), client })
         yield* login("alice@example.org", "a password")
@@ -400,6 +406,8 @@ describe("the OpenAPI document against the real answers", () => {
           const session = bearer(aliceToken)
           yield* call("/health")
           yield* call("/users/me", { headers: session })
+          yield* call("/users/me/export", { headers: session })
+          yield* call("/users/me", { method: "DELETE", headers: session })
           yield* login("alice@example.org", "a password", "10.6.0.1")
           yield* call("/auth/logout", { method: "POST", headers: session })
           for (const path of ["/oauth/chat/link/start", "/oauth/chat/login/start", "/chat/link/start", "/chat/login/start"]) {

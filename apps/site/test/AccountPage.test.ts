@@ -9,6 +9,7 @@ import { PasswordHasher, Users } from "@climate-grade/core"
 import { backends, Chromium } from "@climate-grade/testing"
 import { TestServer } from "@climate-grade/server/test/TestServer"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { Page } from "playwright-core"
 import { siteWorld } from "./support/SiteWorld.js"
 
@@ -105,6 +106,68 @@ for (const backend of backends) {
               await page.reload()
               await page.getByRole("button", { name: "Sign out" }).click()
               await page.getByText("You are signed out.").waitFor()
+              await page.reload()
+              await page.getByRole("button", { name: "Sign in with e-mail" }).waitFor()
+            })
+          })
+        )
+
+        it.scoped("a user downloads their data, and deletes the account after confirming in a dialog; axe finds nothing serious", () =>
+          Effect.gen(function* () {
+            const { url } = yield* TestServer
+            const browser = yield* Chromium.Chromium
+            const email = `leaving${++users}-${width}@example.org`
+            const created = yield* Effect.gen(function* () {
+              const hasher = yield* PasswordHasher
+              return yield* (yield* Users).create({
+                email,
+                hashedPassword: yield* hasher.hash("correct horse battery"),
+                isActive: true,
+                isSuperuser: false,
+                isVerified: true,
+                oauthOnly: false
+              })
+            }).pipe(Effect.orDie)
+            const { page } = yield* Chromium.scopedPage(browser, { width })
+            const file = yield* Effect.promise(async () => {
+              await page.goto(url("/alerts"))
+              await page.getByLabel("E-mail").fill(email)
+              await page.getByLabel("Password").fill("correct horse battery")
+              await page.getByRole("button", { name: "Sign in with e-mail" }).click()
+              const download = page.waitForEvent("download")
+              await page.getByRole("link", { name: "Download your data" }).click()
+              const done = await download
+              const { readFile } = await import("node:fs/promises")
+              return { name: done.suggestedFilename(), text: await readFile((await done.path())!, "utf8") }
+            })
+            expect(file.name).toBe("climate-grade-account.json")
+            expect(JSON.parse(file.text).account).toMatchObject({ id: created.id, email })
+            expect(file.text).not.toContain(created.hashedPassword)
+
+            // The dialog opens on Cancel, and Escape or Cancel leaves everything as it was.
+            const dialog = page.getByRole("dialog", { name: "Delete this account?" })
+            yield* Effect.promise(async () => {
+              await page.getByRole("button", { name: "Delete account…" }).click()
+              await dialog.waitFor()
+            })
+            expect(yield* Effect.promise(() => page.evaluate(() => document.activeElement?.textContent))).toBe("Cancel")
+            expect(yield* Effect.promise(() => dialog.getByText(email).count())).toBe(1)
+            expect(yield* Effect.promise(() => noOverflow(page))).toBeLessThanOrEqual(0)
+            expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
+            yield* Effect.promise(async () => {
+              await page.keyboard.press("Escape")
+              await dialog.waitFor({ state: "hidden" })
+            })
+            expect(Option.isSome(yield* (yield* Users).findById(created.id))).toBe(true)
+
+            yield* Effect.promise(async () => {
+              await page.getByRole("button", { name: "Delete account…" }).click()
+              await dialog.getByRole("button", { name: "Delete my account" }).click()
+              await page.getByText("Your account is deleted, with everything of it. You are signed out.").waitFor()
+              await page.getByRole("button", { name: "Sign in with e-mail" }).waitFor()
+            })
+            expect(Option.isNone(yield* (yield* Users).findById(created.id))).toBe(true)
+            yield* Effect.promise(async () => {
               await page.reload()
               await page.getByRole("button", { name: "Sign in with e-mail" }).waitFor()
             })

@@ -1,4 +1,5 @@
 export * as AccountsRepo from "./AccountsRepo.js"
+export * as AccountRecordsRepo from "./AccountRecordsRepo.js"
 export * as BudgetLedgerRepo from "./BudgetLedgerRepo.js"
 export * as CellStoreRepo from "./CellStoreRepo.js"
 export * as ColdCellSlotsRepo from "./ColdCellSlotsRepo.js"

@@ -1,6 +1,7 @@
 /**
  * The account page, where sign-in redirects land: the outcome in words, sign-in for a
- * visitor, and for a signed-in user the linked identities, the direct-message switch and sign-out.
+ * visitor, and for a signed-in user the linked identities, the direct-message switch, sign-out, and
+ * leaving (YourData.tsx: the data as a file, and deleting the account).
  * Each section is its own component; the alerts' watched places and last alerts are in Watches.tsx.
  * Reached from a place ("Sign in to watch this place"), it offers the way back there (ReturnLink.ts).
  */
@@ -11,6 +12,7 @@ import { rememberSignedIn } from "../storage.js"
 import { outcomeMessage, outcomeOf } from "./outcome.js"
 import { returnOf } from "./ReturnLink.js"
 import { Watches } from "./Watches.js"
+import { YourData } from "./YourData.js"
 
 export interface Provider {
   readonly name: string
@@ -327,6 +329,15 @@ export const AccountPage = () => {
               key={session.me.id}
               chatLinked={session.me.links.some((l) => l.provider === "chat")}
               chatLabel={labelOf(providers, "chat")}
+            />
+            <YourData
+              email={session.me.email}
+              onDeleted={() => {
+                rememberSignedIn(false)
+                setNotice("Your account is deleted, with everything of it. You are signed out.")
+                setSession({ tag: "visitor" })
+              }}
+              onSignedOut={() => void refresh()}
             />
           </>
         )}

@@ -51,8 +51,96 @@ export class AuthGroup extends HttpApiGroup.make("auth")
   .addError(ServiceUnavailableSchema)
   .addError(DatabaseFaultSchema) {}
 
+const When = Schema.String.annotations(d("ISO 8601, UTC"))
+
+export const AccountExport = Schema.Struct({
+  account: Schema.Struct({
+    id: Schema.String,
+    email: Schema.String,
+    is_active: Schema.Boolean,
+    is_superuser: Schema.Boolean,
+    is_verified: Schema.Boolean,
+    oauth_only: Schema.Boolean,
+    chat_id: Schema.NullOr(Schema.String),
+    chat_dm: Schema.Boolean,
+    created_at: When
+  }).annotations(d("The account, without its password hash")),
+  links: Schema.Array(
+    Schema.Struct({ provider: Schema.String, subject: Schema.String, email: Schema.NullOr(Schema.String), created_at: When })
+  ).annotations(d("Linked provider identities: the provider's id for the user (subject) and its address at link time")),
+  sessions: Schema.Array(Schema.Struct({ created_at: When, expires_at: When })).annotations(
+    d("Sessions by when they began and end; a token is never stored, only its hash, which is not given")
+  ),
+  watches: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      cell: Schema.String,
+      lat: Schema.Number,
+      lon: Schema.Number,
+      kinds: Schema.Array(Schema.String),
+      created_at: When,
+      updated_at: When
+    })
+  ),
+  alerts: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      watch_id: Schema.String,
+      date: Schema.String,
+      kind: Schema.String,
+      variable: Schema.String,
+      value: Schema.NullOr(Schema.Number),
+      unit: Schema.String,
+      percentile: Schema.NullOr(Schema.Number),
+      label: Schema.NullOr(Schema.String),
+      n: Schema.Number,
+      content: Schema.String,
+      delivery: Schema.String,
+      created_at: When
+    })
+  ),
+  messages: Schema.Array(
+    Schema.Struct({
+      alert_id: Schema.String,
+      content: Schema.String,
+      status: Schema.String,
+      attempts: Schema.Number,
+      created_at: When,
+      sent_at: Schema.NullOr(When)
+    })
+  ).annotations(d("Direct messages of alerts, sent or waiting")),
+  weather_units: Schema.Array(Schema.Struct({ date: Schema.String, units: Schema.Number })).annotations(
+    d("Weather cost units reserved for new places under this account, per UTC day")
+  ),
+  audit: Schema.Array(Schema.Struct({ activity: Schema.String, created_at: When, data: Schema.Unknown })).annotations(
+    d("The audit log's records about this account")
+  )
+}).annotations({ identifier: "AccountExport" })
+
 export class UsersGroup extends HttpApiGroup.make("users")
   .add(HttpApiEndpoint.get("me", "/users/me").addSuccess(Me))
+  .add(
+    HttpApiEndpoint.get("exportMe", "/users/me/export")
+      .addSuccess(AccountExport)
+      .annotate(
+        OpenApi.Description,
+        "Everything held about the signed-in user, as a JSON file to keep (`Content-Disposition: attachment`, " +
+          "`Cache-Control: no-store`): the account, links, sessions, watches, alerts and their messages, the weather " +
+          "units spent under it, and the audit records about it. No password hash, token hash or secret."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deleteMe", "/users/me")
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(StateChangeRefusalsSchema)
+      .annotate(
+        OpenApi.Description,
+        "Deletes the signed-in user's account and everything of it: provider links, every session (this one too: " +
+          "the cookie is cleared), watches, alerts and unsent messages, and the sign-in counter kept under its address. " +
+          "Only the audit log keeps a record that the account (by its id, never its e-mail) was created and deleted. " +
+          "A browser's request must come from this site (Origin / Sec-Fetch-Site), as for every state-changing route."
+      )
+  )
   // The session is looked up in the database: unreachable there is 503 with Retry-After, a refusal 500 (AppMiddleware).
   .addError(ServiceUnavailableSchema)
   .addError(DatabaseFaultSchema)

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type AuthSecret, LoginThrottle, OAuthAccounts, PasswordLogin, type SecureRandom, Sessions } from "@climate-grade/core"
+import { type AuthSecret, Leaving, LoginThrottle, OAuthAccounts, PasswordLogin, type SecureRandom, Sessions } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -7,7 +7,7 @@ import { Api } from "./Api.js"
 import { CurrentUser } from "./Authentication.js"
 import { presentedTokens } from "./AuthenticationLive.js"
 import { clearedSessionCookie, KNOWN_DEVICE_COOKIE, knownDeviceCookie, sessionCookie, withCookies } from "./Cookies.js"
-import { BadRequest, failWithRetryAfter, TooManyRequests } from "./Errors.js"
+import { BadRequest, failWithRetryAfter, TooManyRequests, Unauthorized } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
 import { clientAddress } from "../protocol/RequestInfo.js"
 
@@ -65,7 +65,33 @@ export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
 export const UsersLive = HttpApiBuilder.group(Api, "users", (handlers) =>
   Effect.gen(function* () {
     const links = yield* OAuthAccounts
-    return handlers.handle("me", () =>
+    const records = yield* Leaving.AccountRecords
+    const settings = yield* HttpSettings
+    return handlers
+      .handle("exportMe", () =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          const held = yield* Leaving.exportOf(user.id).pipe(Effect.provideService(Leaving.AccountRecords, records))
+          // Deleted between the session check and now: as if signed out.
+          if (held === undefined) return yield* Unauthorized.default
+          return HttpServerResponse.text(`${JSON.stringify(held, null, 2)}\n`, {
+            contentType: "application/json",
+            headers: {
+              "content-disposition": 'attachment; filename="climate-grade-account.json"',
+              "cache-control": "no-store"
+            }
+          })
+        })
+      )
+      .handle("deleteMe", () =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          const request = yield* HttpServerRequest.HttpServerRequest
+          yield* Leaving.leave(user).pipe(Effect.provideService(Leaving.AccountRecords, records))
+          return HttpServerResponse.empty({ status: 204 }).pipe(withCookies(clearedSessionCookie(request, settings)))
+        })
+      )
+      .handle("me", () =>
       Effect.gen(function* () {
         const user = yield* CurrentUser
         const owned = yield* links.listByUser(user.id)
