@@ -84,6 +84,12 @@ const expectSecurityHeaders = (label: string, headers: IncomingHttpHeaders) => {
   expect([label, headers["content-security-policy"]]).toEqual([label, expect.stringContaining("frame-ancestors 'none'")])
 }
 
+/** A data answer's 304: its caching headers and the request id, nothing about security or the body. */
+const expectBareNotModified = (label: string, headers: IncomingHttpHeaders) => {
+  const { connection, date, "keep-alive": keepAlive, ...rest } = headers
+  expect([label, Object.keys(rest).sort()]).toEqual([label, ["cache-control", "etag", "vary", "x-request-id"]])
+}
+
 const createUser = (email: string, password: string) =>
   Effect.gen(function* () {
     const users = yield* Users
@@ -109,7 +115,7 @@ const freshCell = () => {
 for (const backend of backends) {
   describe(`HTTP edge on ${backend.name}`, () => {
     layer(world(backend), { timeout: 120_000 })((it) => {
-      it.effect("every answer carries nosniff, Referrer-Policy and a CSP: API, errors, docs, and the response index's fast path", () =>
+      it.effect("every answer carries nosniff, Referrer-Policy and a CSP: API, errors, docs, and the response index's fast path; a data answer's 304 none", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           for (const path of ["/api/v2/health", "/api/v2/nope", "/api/v2/users/me", "/api/v2/openapi.json", "/api/v2/docs"]) {
@@ -125,7 +131,12 @@ for (const backend of backends) {
           const revalidated = yield* send(url, { headers: { "if-none-match": String(built.headers.etag) } })
           expect([replay.status, revalidated.status]).toEqual([200, 304])
           expectSecurityHeaders("replay from the index", replay.headers)
-          expectSecurityHeaders("304 from the index", revalidated.headers)
+          // A 304 of a data answer says only that the stored answer holds (RFC 9110 §15.4.5), from the index or the app.
+          expectBareNotModified("304 from the index", revalidated.headers)
+          const [lat, lon] = url.split("?")[1]!.split("&")
+          const fromApp = yield* send(server.url(`/api/v2/grade?${lon}&${lat}`), { headers: { "if-none-match": String(built.headers.etag) } })
+          expect(fromApp.status).toBe(304)
+          expectBareNotModified("304 from the app", fromApp.headers)
           const metricsAfter = (yield* send(server.url("/metrics"), { headers: { ...server.metricsHeaders } })).text
           const indexHits = (text: string) => sampleValue(text, 'http_cache_answers_total{tier="index"}')
           expect(indexHits(metricsAfter) - indexHits(metricsBefore)).toBe(2)

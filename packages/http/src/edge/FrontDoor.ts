@@ -142,6 +142,13 @@ interface Edge {
 export class Response<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
   started = 0
   requestId = ""
+  /** An API request: its 304 carries no security headers (`SecurityHeaders.stripFromNotModified`). */
+  api = false
+
+  override writeHead(statusCode: number, ...rest: Array<unknown>): this {
+    if (statusCode === 304 && this.api) SecurityHeaders.stripFromNotModified(this)
+    return Reflect.apply(ServerResponse.prototype.writeHead, this, [statusCode, ...rest]) as this
+  }
 }
 
 /** The node request handler: headers, the index, refusals from the headers, then the app. */
@@ -198,7 +205,7 @@ export const handler = (
     response.started = started
     response.requestId = id
     res.on("close", onClose)
-    SecurityHeaders.apply(options, req, res, https)
+    response.api = SecurityHeaders.apply(options, req, res, https)
     res.setHeader(RequestId.HEADER, id)
     const refusal = RequestBody.precheck(req)
     if (refusal !== undefined) {

@@ -35,7 +35,6 @@ interface Entry<E> extends Held {
 
 interface Prebuilt {
   readonly notModified: PrebuiltHead.Lines
-  readonly notModifiedHttps: PrebuiltHead.Lines
   readonly json: PrebuiltHead.Lines
   readonly jsonHttps: PrebuiltHead.Lines
   readonly gzip: PrebuiltHead.Lines
@@ -105,9 +104,11 @@ const GZIP_HEAD = ["content-type", "application/json", "content-encoding", "gzip
 const JSON_HEAD = ["content-type", "application/json"] as const
 const HTTPS_HEAD = ["strict-transport-security", SecurityHeaders.HSTS] as const
 
+/** The 304's part of an entry's head: etag, cache-control and vary, as name/value pairs. */
+const NOT_MODIFIED_PAIRS = 6
+
 const prebuilt = (head: ReadonlyArray<string>): Prebuilt => ({
-  notModified: PrebuiltHead.lines(head),
-  notModifiedHttps: PrebuiltHead.lines([...head, ...HTTPS_HEAD]),
+  notModified: PrebuiltHead.lines(head.slice(0, NOT_MODIFIED_PAIRS)),
   json: PrebuiltHead.lines([...head, ...JSON_HEAD]),
   jsonHttps: PrebuiltHead.lines([...head, ...JSON_HEAD, ...HTTPS_HEAD]),
   gzip: PrebuiltHead.lines([...head, ...GZIP_HEAD]),
@@ -143,11 +144,12 @@ export const answer = <E>(
   const inm = req.headers["if-none-match"]
   // A client revalidating sends back exactly the ETag it was given: no parsing for that.
   if (inm !== undefined && (inm === held.etag || ifNoneMatchMatches(inm, held.etag))) {
+    // The 304 carries the caching headers and the request id only (SecurityHeaders.stripFromNotModified).
     if (PrebuiltHead.supported) {
       const lines = linesOf(held, head)
-      PrebuiltHead.write(res, 304, https ? lines.notModifiedHttps : lines.notModified, PrebuiltHead.line(REQUEST_ID, requestId))
+      PrebuiltHead.write(res, 304, lines.notModified, PrebuiltHead.line(REQUEST_ID, requestId))
     } else {
-      res.writeHead(304, https ? [...head, ...HTTPS_HEAD, REQUEST_ID, requestId] : [...head, REQUEST_ID, requestId])
+      res.writeHead(304, [...head.slice(0, NOT_MODIFIED_PAIRS), REQUEST_ID, requestId])
     }
     res.end()
     return held

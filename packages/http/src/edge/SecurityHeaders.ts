@@ -75,18 +75,38 @@ export interface SchemeTrust {
   readonly trustedProxyHops?: number
 }
 
+/**
+ * Sets the headers every answer carries; true when the request is for the API's answers (not its
+ * docs page), whose 304s carry none of them (`stripFromNotModified`).
+ */
 export const apply = (
   options: SchemeTrust & { readonly basePath: string },
   req: IncomingMessage,
   res: ServerResponse,
   https: boolean = isHttps(options, req)
-): void => {
+): boolean => {
   res.setHeader("x-content-type-options", "nosniff")
   res.setHeader("referrer-policy", REFERRER_POLICY)
   res.setHeader("content-security-policy", SITE_CSP)
   if (https) res.setHeader("strict-transport-security", HSTS)
   const path = innerPath(options.basePath, req.url ?? "/")
   if (path !== undefined && noStore(path)) res.setHeader("cache-control", "no-store")
+  return path?.startsWith(`${API_PREFIX}/`) === true && path !== DOCS_PAGE
+}
+
+/** The one page under the API: its 304 keeps the policy, as the site's pages' do. */
+const DOCS_PAGE = `${API_PREFIX}/docs`
+
+/** The headers `apply` sets that say nothing about a representation. */
+const SECURITY_NAMES = ["x-content-type-options", "referrer-policy", "content-security-policy", "strict-transport-security"] as const
+
+/**
+ * A 304 of a data answer says only that the stored answer is still good (RFC 9110 §15.4.5): its
+ * ETag, Cache-Control, Vary (and the request id). The security headers stay on the 200s, which a
+ * browser keeps; a page's 304 keeps its policy, which a browser updates the stored page's from.
+ */
+export const stripFromNotModified = (res: ServerResponse): void => {
+  for (const name of SECURITY_NAMES) res.removeHeader(name)
 }
 
 /** The headers every answer carries, as flat name/value pairs for a `writeHead` made whole (the response index's). */
