@@ -1,7 +1,8 @@
 // Bundles the server's own workspace packages into dist/; third-party packages stay in
 // node_modules (PGlite loads its WASM files relative to its own module).
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises"
-import { builtinModules } from "node:module"
+import { spawn } from "node:child_process"
+import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises"
+import { builtinModules, createRequire } from "node:module"
 import { join, relative } from "node:path"
 import { build } from "esbuild"
 
@@ -89,6 +90,19 @@ const toAscii = async (outputs) => {
 }
 
 /**
+ * The embedded database's template (packages/postgres/src/initdb.mjs), made while esbuild bundles
+ * if this machine has none: PGlite's initdb, seconds of CPU once, so that a new DATA_DIR is a copy.
+ * Not the build's business if it fails: a new database is then made by initdb, as before.
+ */
+const template = () =>
+  new Promise((done) => {
+    const script = createRequire(import.meta.url).resolve("@climate-grade/postgres/initdb.mjs")
+    const child = spawn(process.execPath, [script, "--template"], { stdio: ["ignore", "ignore", "inherit"] })
+    child.on("error", () => done())
+    child.on("exit", () => done())
+  })
+
+/**
  * Built in a directory of its own beside dist/ (at the same depth, so the source maps' relative
  * paths hold), then moved in file by file (a rename replaces a file at once): test files build
  * the server in parallel, and a build writing dist/main.js in place could be read half-written by
@@ -97,6 +111,7 @@ const toAscii = async (outputs) => {
  */
 await mkdir("dist", { recursive: true })
 const staging = await mkdtemp(".build-")
+const templated = template()
 try {
   const outputs = await bundle(staging)
   await toAscii(outputs)
@@ -107,9 +122,16 @@ try {
   }
   // Chunks are named by their content: those of earlier builds go (a server started from them has
   // read all it needs but the docs page's chunk, which it then reads on first request: restart it).
+  // A directory is none of the build's (an older server could leave a database here): said, kept.
   for (const file of await readdir("dist")) {
-    if (!built.includes(file)) await rm(join("dist", file), { force: true })
+    if (built.includes(file)) continue
+    if ((await lstat(join("dist", file))).isDirectory()) {
+      process.stderr.write(`dist/${file} is a directory the build did not make; left as it is (move or delete it)\n`)
+    } else {
+      await rm(join("dist", file), { force: true })
+    }
   }
 } finally {
   await rm(staging, { recursive: true, force: true })
+  await templated
 }

@@ -6,13 +6,14 @@
  * it touched at start-up, for a database whose working set is a few MB of rows and whose files
  * the kernel caches anyway; and creating a database (initdb, its own WASM module and 128 MB
  * memory) leaves ~400 MB in the process that are never given back, even after the instance that
- * ran it is closed. So the first start on an empty `DATA_DIR` runs initdb in a child (once, about
- * a second), and every start opens existing files with the settings below.
+ * ran it is closed. So a new `DATA_DIR` is made by a child process (`initdb.mjs`: a copy of this
+ * machine's template, about a second; initdb itself only for the template), and every start opens
+ * existing files with the settings below.
  */
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync } from "node:fs"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { createRequire } from "node:module"
+import { join, resolve } from "node:path"
 import { PGlite } from "@electric-sql/pglite"
 import * as Effect from "effect/Effect"
 
@@ -44,21 +45,22 @@ export const isNew = (dataDir: string): boolean =>
   !existsSync(dataDir) || readdirSync(dataDir).every((name) => name.startsWith("climate-grade.") || name === "control.sock")
 
 /**
- * Creates the database files in `dataDir` in a child process (PGlite's own initdb, the same
- * settings), so this process never loads initdb. Nothing unless the directory is new.
+ * The child's script, found through this package's name: from here, or from the built server's
+ * directory (where this module is bundled), it is the workspace package's own file.
+ */
+const initdbScript = (): string => createRequire(import.meta.url).resolve("@climate-grade/postgres/initdb.mjs")
+
+/**
+ * Creates the database files in `dataDir` in a child process (a copy of the template, or PGlite's
+ * own initdb), so this process never loads initdb. Nothing unless the directory is new. The child
+ * is given the absolute path: a relative one names the same directory as for this process.
  */
 export const create = (dataDir: string): Effect.Effect<void, Error> =>
   exists(dataDir) || !isNew(dataDir)
     ? Effect.void
     : Effect.async<void, Error>((resume) => {
-        const script = `import { PGlite } from "@electric-sql/pglite"
-const db = new PGlite({ dataDir: process.argv[1], startParams: JSON.parse(process.argv[2]) })
-await db.waitReady
-await db.close()`
-        const child = spawn(process.execPath, ["--input-type=module", "-e", script, dataDir, JSON.stringify(startParams())], {
-          stdio: ["ignore", "ignore", "pipe"],
-          // The script's import is resolved from here: this module's directory, like its own imports.
-          cwd: dirname(fileURLToPath(import.meta.url))
+        const child = spawn(process.execPath, [initdbScript(), resolve(dataDir), JSON.stringify(startParams())], {
+          stdio: ["ignore", "ignore", "pipe"]
         })
         let stderr = ""
         child.stderr.on("data", (chunk: Buffer) => {
