@@ -23,8 +23,18 @@ const backstop = () => {
     process.exit(1)
   }, config.right.shutdownPauseMs + (DRAIN_SECONDS + 5) * 1000).unref()
 }
-process.once("SIGTERM", backstop)
-process.once("SIGINT", backstop)
+// Ctrl-C in a terminal signals the whole process group, and `pnpm start` forwards the signal
+// again: the runtime's own listener is gone after the first, and without a listener Node's default
+// would end the process by the second, mid-drain (and pnpm would report the command failed). So a
+// listener stays for the whole shutdown; repeats are ignored, the backstop bounds it.
+let stopping = false
+const onSignal = () => {
+  if (stopping) return
+  stopping = true
+  backstop()
+}
+process.on("SIGTERM", onSignal)
+process.on("SIGINT", onSignal)
 
 Effect.logInfo(`starting climate-grade on ${describeDatabase(config.right)}`).pipe(
   Effect.zipRight(Layer.launch(httpLayer(config.right))),
