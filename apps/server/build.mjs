@@ -38,8 +38,8 @@ const bundle = async (outdir) => {
     // The workspace's packages from their sources, not a built dist/ that may be stale.
     conditions: ["source"],
     format: "esm",
-    // Modules imported dynamically (the docs page's Scalar bundle: packages/http/src/api/DocsPage.ts)
-    // go to chunks of their own, read when first imported, and code main and cli share to a common one.
+    // Modules imported dynamically go to chunks of their own, read when first imported, and code
+    // main and cli share to a common one.
     splitting: true,
     sourcemap: true,
     // CommonJS dependencies bundled with Effect's still call require() for Node's modules.
@@ -49,8 +49,8 @@ const bundle = async (outdir) => {
     plugins: [
       {
         // esbuild assigns a module to chunks by the entry points that can reach it, used or not: through
-        // `@effect/platform`'s index, which the server imports, Scalar's page (~3.4 MB of script) would
-        // land in the chunk read at start. Without that line of the index, only `ScalarPage` reaches it.
+        // `@effect/platform`'s index, which the server imports, Scalar's page (~3.4 MB of script, which
+        // the server does not serve: its docs page is its own) could land in the chunk read at start.
         name: "platform-index-without-scalar",
         setup(b) {
           b.onLoad({ filter: /[\\/]@effect[\\/]platform[\\/]dist[\\/]esm[\\/]index\.js$/ }, async (args) => {
@@ -120,8 +120,7 @@ try {
   for (const file of [...built.filter((f) => !entry(f)), ...built.filter(entry)]) {
     await rename(join(staging, file), join("dist", file))
   }
-  // Chunks are named by their content: those of earlier builds go (a server started from them has
-  // read all it needs but the docs page's chunk, which it then reads on first request: restart it).
+  // Chunks are named by their content: those of earlier builds go.
   // A directory is none of the build's (an older server could leave a database here): said, kept.
   for (const file of await readdir("dist")) {
     if (built.includes(file)) continue

@@ -101,7 +101,7 @@ export const serve = (options: ServeOptions) =>
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
     Layer.provide(DecodeErrors.layer),
     Layer.provide(MetricsRoute.layer({ token: options.metricsToken ?? Option.none() })),
-    Layer.provide(DocsPage.layer({ path: `${API_PREFIX}/docs`, scalar: { withDefaultFonts: false } })),
+    Layer.provide(DocsPage.layer({ path: `${API_PREFIX}/docs` })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: `${API_PREFIX}/openapi.json` })),
     Layer.provide(ApiLive),
     Layer.provide(

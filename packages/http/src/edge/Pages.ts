@@ -1,7 +1,7 @@
 /**
  * The pages and static assets the service serves itself — the API docs page and the OpenAPI
  * document — revalidate like everything else: `Cache-Control: no-cache`, a weak
- * ETag from their bytes, and an empty 304 on a match, so an unchanged 3 MB docs page costs nothing.
+ * ETag from their bytes, and an empty 304 on a match, so an unchanged page costs nothing.
  * The platform builds their responses once and reuses them, so each body is hashed once.
  */
 import { createHash } from "node:crypto"
@@ -9,6 +9,7 @@ import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/pla
 import * as Effect from "effect/Effect"
 import { API_PREFIX } from "../api/ApiPrefix.js"
 import { CACHE_CONTROL, ifNoneMatchMatches, notModified, weakEtag } from "../protocol/ConditionalGet.js"
+import { CONTENT_SECURITY_POLICY } from "./Site.js"
 
 export const PAGE_PATHS: ReadonlySet<string> = new Set([`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`])
 
@@ -28,33 +29,17 @@ const DOCS_PATH = `${API_PREFIX}/docs`
 const policies = new WeakMap<Uint8Array, string>()
 
 /**
- * The docs page's own policy: the platform's Scalar page runs inline scripts (its configuration
- * and the whole Scalar bundle), allowed here by their hashes, for this page only; Scalar injects
- * its styles at run time, hence inline styles. The site's pages get the strict default instead.
+ * The docs page's own policy: the site's (scripts from files only, and it has none) but for its
+ * one inline style sheet, allowed by its hash, for this page only.
  */
 export const docsPolicy = (html: Uint8Array): string => {
   let policy = policies.get(html)
   if (policy === undefined) {
     const text = new TextDecoder().decode(html)
-    const hashes: Array<string> = []
-    // Executable inline scripts only: a `type="application/json"` block is data, never run.
-    for (const match of text.matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/g)) {
-      const attributes = match[1] ?? ""
-      if (/\bsrc=/.test(attributes) || /type="application\/json"/.test(attributes)) continue
-      hashes.push(`'sha256-${createHash("sha256").update(match[2]!).digest("base64")}'`)
-    }
-    policy = [
-      "default-src 'self'",
-      // Scalar compiles a WebAssembly module; 'wasm-unsafe-eval' admits that and no JavaScript eval.
-      `script-src 'self' 'wasm-unsafe-eval' ${hashes.join(" ")}`,
-      "style-src 'self' 'unsafe-inline'",
-      "img-src 'self' data:",
-      "font-src 'self' data:",
-      "object-src 'none'",
-      "base-uri 'none'",
-      "form-action 'self'",
-      "frame-ancestors 'none'"
-    ].join("; ")
+    const hashes = [...text.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(
+      (match) => `'sha256-${createHash("sha256").update(match[1]!).digest("base64")}'`
+    )
+    policy = CONTENT_SECURITY_POLICY.replace("style-src 'self'", `style-src 'self' ${hashes.join(" ")}`.trim())
     policies.set(html, policy)
   }
   return policy
