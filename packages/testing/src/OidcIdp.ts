@@ -1,5 +1,6 @@
 /**
- * panva's `oidc-provider` (a certified OpenID Provider) in process on a loopback port, for the
+ * panva's `oidc-provider` (a certified OpenID Provider; its 8.x line, which supports Node 20, where
+ * 9.x warns on import that it wants Node 22) in process on a loopback port, for the
  * `idp` end-to-end tests: a static `client_secret_post` client, dev interactions for login and
  * consent, and accounts whose claims a test sets. The HTTP server starts first, so its URLs can
  * configure the service; the provider is attached once the service's callback URL is known.
@@ -61,6 +62,8 @@ export const make = Effect.acquireRelease(
           claims: { openid: ["sub"], email: ["email", "email_verified"] },
           cookies: { keys: [randomBytes(16).toString("hex")] },
           features: { devInteractions: { enabled: true } },
+          // Set, not left to the provider's defaults, which print a notice when first used.
+          ttl: { AccessToken: 600, IdToken: 600, RefreshToken: 600, ClientCredentials: 600, Interaction: 600, Session: 600, Grant: 600 },
           findAccount: (_ctx, sub) => ({
             accountId: sub,
             claims: () => ({ sub, ...(accounts.get(sub) ?? {}) })
