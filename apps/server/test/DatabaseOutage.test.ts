@@ -6,7 +6,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Database } from "@climate-grade/postgres"
-import { backends, FaultyProxy, TestDatabase } from "@climate-grade/testing"
+import { backends, FaultyProxy, Skips, TestDatabase } from "@climate-grade/testing"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -62,7 +62,7 @@ const recovery = (url: string, status: number) =>
     }
   })
 
-describe.runIf(postgres !== undefined)("a PostgreSQL server that stops answering", () => {
+describe.runIf(Skips.unless(postgres !== undefined, "the PostgreSQL outage test", "no PostgreSQL (DATABASE_URL or Docker)"))("a PostgreSQL server that stops answering", () => {
   layer(world(postgres!), { timeout: 120_000 })((it) => {
     it.effect("black hole: 503 with Retry-After and a detail within 6 s, /health 503 in its 2 s, recovery without restart", () =>
       Effect.gen(function* () {

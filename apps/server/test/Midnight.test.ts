@@ -8,7 +8,7 @@
  */
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { FakeEnv, FakeNominatim, FakeOpenMeteo, Skips } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
@@ -21,7 +21,7 @@ const LIBFAKETIME = ["/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", "/us
 )
 if (LIBFAKETIME === undefined) {
   if (process.env.CI === "true") throw new Error("libfaketime is not installed; .ci/run installs it")
-  console.warn("Midnight.test: skipped, it needs Debian's libfaketime")
+  Skips.note("the test that lives through a cell's midnight", "no libfaketime (Debian's libfaketime)")
 }
 
 // Berlin (the fake's zone) on 15 December 2026 is UTC+1: its midnight is 23:00 UTC.

@@ -17,7 +17,7 @@ import { Agent, request } from "node:http"
 import { join, resolve } from "node:path"
 import { gunzipSync } from "node:zlib"
 import { CivilDate, Cell } from "@climate-grade/core"
-import { Browser, FakeChatBot, FakeChatProvider, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { Browser, FakeChatBot, FakeChatProvider, FakeEnv, FakeNominatim, FakeOpenMeteo, Skips } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
@@ -29,7 +29,6 @@ const onPostgres = admin?.startsWith("postgres") === true
 const nginxBinary = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((path) => existsSync(path))
 const repository = resolve(BuiltServer.root, "..", "..")
 
-if (!onPostgres) console.warn("Nginx.test: skipped, it needs DATABASE_URL (postgres://…): three instances share one PostgreSQL")
 if (onPostgres && nginxBinary === undefined && process.env.CI === "true") throw new Error("nginx is not installed; .ci/run installs it")
 
 const left = BuiltServer.leftovers("cg-nginx-")
@@ -191,7 +190,10 @@ const load = (origin: string, workers: number, posts: boolean, gets: ReadonlyArr
   }
 }
 
-describe.runIf(onPostgres && nginxBinary !== undefined)("three instances behind nginx (deploy/nginx)", () => {
+describe.runIf(
+  Skips.unless(onPostgres, "the deployment test (three instances behind nginx)", "it needs DATABASE_URL (postgres://…): the three share one PostgreSQL") &&
+    Skips.unless(nginxBinary !== undefined, "the deployment test (three instances behind nginx)", "no nginx (Debian's nginx)")
+)("three instances behind nginx (deploy/nginx)", () => {
   it("sign-in, 304 and gzip through the proxy, limits per real client, one alert, no request lost to kill -9 or a rolling restart", async () => {
     const scope = Effect.runSync(Scope.make())
     try {
@@ -342,7 +344,9 @@ describe.runIf(onPostgres && nginxBinary !== undefined)("three instances behind 
   }, 300_000)
 })
 
-describe.runIf(nginxBinary !== undefined && existsSync("/usr/bin/openssl"))("deploy/nginx/climate-grade.conf", () => {
+describe.runIf(
+  Skips.unless(nginxBinary !== undefined && existsSync("/usr/bin/openssl"), "nginx -t on deploy/nginx/climate-grade.conf", "no nginx or no openssl")
+)("deploy/nginx/climate-grade.conf", () => {
   it("passes nginx -t as shipped, with a throwaway certificate, loopback ports and paths of the test's own", async () => {
     const dir = nginxDirectory()
     // nginx -t binds the listen addresses: ports an unprivileged process may take.
@@ -372,7 +376,7 @@ describe.runIf(nginxBinary !== undefined && existsSync("/usr/bin/openssl"))("dep
   })
 })
 
-describe.runIf(existsSync("/usr/bin/systemd-analyze"))("deploy/systemd", () => {
+describe.runIf(Skips.unless(existsSync("/usr/bin/systemd-analyze"), "systemd-analyze verify on deploy/systemd", "no systemd-analyze (Debian's systemd)"))("deploy/systemd", () => {
   it("the unit has no key or value systemd does not know (systemd-analyze verify)", () => {
     const dir = left.tempDir()
     writeFileSync(join(dir, "climate-grade@.service"), readFileSync(join(repository, "deploy/systemd/climate-grade@.service")))

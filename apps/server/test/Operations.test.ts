@@ -5,7 +5,7 @@
  */
 import { request } from "node:http"
 import { connect, createServer, type AddressInfo, type Socket } from "node:net"
-import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
+import { FakeEnv, FakeNominatim, FakeOpenMeteo, Skips } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
@@ -127,7 +127,7 @@ describe("start-up failures are one line and exit 1", () => {
     expect(lines[0]).toMatchObject({ logLevel: "FATAL", message: expect.stringMatching(/PostgreSQL at 127\.0\.0\.1:1 did not answer.*ECONNREFUSED/) })
   }, 200_000)
 
-  it.runIf(process.env.DATABASE_URL?.startsWith("postgres"))("the PostgreSQL database does not exist", async () => {
+  it.runIf(Skips.unless(process.env.DATABASE_URL?.startsWith("postgres") === true, "the start-up refusal of a missing PostgreSQL database", "no DATABASE_URL (postgres://…)"))("the PostgreSQL database does not exist", async () => {
     const url = new URL(process.env.DATABASE_URL!)
     url.pathname = `/cg_missing_${process.pid}`
     oneLine(await runToExit({ DATABASE_URL: url.href }), /Database: PostgreSQL at .* did not answer: database "cg_missing_\d+" does not exist/)

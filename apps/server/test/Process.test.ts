@@ -7,6 +7,7 @@ import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as BuiltServer from "./support/BuiltServer.js"
+import * as Skips from "@climate-grade/testing/Skips"
 
 const { main, cli } = BuiltServer
 const left = BuiltServer.leftovers("cg-process-")
@@ -121,7 +122,7 @@ describe("the built server", () => {
     expect((await run("")).stderr).toMatch(/at least 8 characters/)
   }, 180_000)
 
-  it.runIf(process.env.DATABASE_URL?.startsWith("postgres"))(
+  it.runIf(Skips.unless(process.env.DATABASE_URL?.startsWith("postgres") === true, "two instances starting at once on one PostgreSQL", "no DATABASE_URL (postgres://…)"))(
     "two instances starting at once on one PostgreSQL both migrate and serve",
     async () => {
       const admin = process.env.DATABASE_URL!

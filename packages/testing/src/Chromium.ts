@@ -12,11 +12,17 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Skips from "./Skips.js"
 
 /** Where the browser is; `CHROMIUM_PATH` overrides it (e.g. a Chrome on a laptop). */
 export const executablePath = (): string => process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 
-export const available = (): boolean => existsSync(executablePath())
+export const available = (): boolean =>
+  Skips.unless(
+    existsSync(executablePath()),
+    "the page tests that need a browser",
+    `no Chromium at ${executablePath()} (Debian's chromium, or CHROMIUM_PATH)`
+  )
 
 /**
  * Launches a headless Chromium. `--no-sandbox`: CI runs as root, where Chromium's sandbox refuses
