@@ -5,7 +5,7 @@
  * fetched once the grades show: the sections below them, the maps, and "Watch this place" for a
  * browser last seen signed in.
  */
-import { dayWhen, formatCoordinates, longDate, placeName, placeTitle, SITE_NAME, sinceYearOf, snap, verdict, WELCOME_TITLE } from "./format.js"
+import { boundsOf, dayWhen, formatCoordinates, longDate, placeName, placeTitle, SITE_NAME, sinceYearOf, snap, verdict, WELCOME_TITLE } from "./format.js"
 import { Headlines } from "./components/Headlines.js"
 import { CoordinatesForm, LocateButton, RecentPlaces, SearchBox } from "./components/PlacePicker.js"
 import { Section } from "./components/Section.js"
@@ -188,7 +188,7 @@ export const App = () => {
           </h1>
           {p !== null && (
             <>
-              {shown !== null && shown.grades !== null && <p class="verdict">{verdict(shown.grades, shown.isToday ? undefined : shown.date)}</p>}
+              {shown !== null && shown.grades !== null && <p class="verdict">{verdict(shown.grades, shown.isToday ? undefined : shown.date, boundsOf(p.day.data, shown.date))}</p>}
               <p class="muted place-cell">
                 {a.name !== null && p.cell.label !== null && p.cell.label !== a.name && (
                   <>

@@ -2,7 +2,8 @@
  * Words and numbers for people: unit conversion, labels in plain words, the headline sentence.
  * Pure functions, so the wording is tested without a browser.
  */
-import type { Grade, GradeLabel, Units, Variable } from "./payloads.js"
+import { type SampleBounds, shownLabel, standingWords, tieOf, tieWords } from "@climate-grade/core/grading/Ties"
+import type { DayPayload, Grade, GradeLabel, Units, Variable } from "./payloads.js"
 
 export const VARIABLES: ReadonlyArray<Variable> = ["tmax", "tmin", "precip"]
 
@@ -88,6 +89,8 @@ export interface HeadlineContext {
   readonly previous?: { readonly value: number | null; readonly date: string | null } | undefined
   /** "Today's", "Tomorrow's", or "On 3 March 2025 the"… */
   readonly when?: string
+  /** The sample's lowest and highest value, when the day's climatology is at hand: a value equal to one is a tie. */
+  readonly bounds?: SampleBounds | undefined
 }
 
 const since = (year: number | null) => (year === null ? "in the record" : `since ${year}`)
@@ -118,18 +121,15 @@ export const headline = (c: HeadlineContext): string => {
     return `${subject} cannot be graded: only ${grade.n} comparable days are held, and a percentile needs at least 30.`
   }
   const p = grade.percentile
-  const words = labelWords(variable, grade.label)
-  if (variable === "precip") {
-    if (grade.value === 0) {
-      // With no negative amounts, the mean-kind percentile of 0 mm is half the share of dry days.
-      const dry = Math.min(100, Math.round(2 * p))
-      return `No precipitation ${when === "Today's" ? "today" : "that day"} — ${dry}% of days around this date ${period} were dry too.`
-    }
-    return `${subject} is more than on ${formatPercentile(p)}% of days around this date ${period} — ${words}.`
+  const words = labelWords(variable, shownLabel(variable, grade, c.bounds) ?? grade.label)
+  // A value that many days share is described by where the tie sits, not by its percentile
+  // (which counts the tie half below, half above).
+  const tie = tieOf(variable, grade, c.bounds)
+  if (tie !== null && tie.at === "dry") {
+    return `No precipitation ${when === "Today's" ? "today" : "that day"}: ${tieWords(variable, tie)} ${period}.`
   }
-  const warmer = p >= 50
-  const share = warmer ? p : 100 - p
-  return `${subject} is ${warmer ? "warmer" : "colder"} than ${formatPercentile(share)}% of days around this date ${period} — ${words}.`
+  if (tie !== null) return `${subject} is ${tieWords(variable, tie)} ${period}.`
+  return `${subject} is ${standingWords(variable, p, formatPercentile)} around this date ${period} — ${words}.`
 }
 
 const MONTHS = [
@@ -201,11 +201,13 @@ export const sinceYearOf = (n: number, today: string): number | null =>
   n < 5 ? null : Number(today.slice(0, 4)) - Math.round(n / 5)
 
 /** The most unusual graded value: records first, then the furthest from the 50th percentile (as the card picks it). */
-export const mostUnusual = (grades: Readonly<Record<Variable, Grade>>): Variable | null => {
+export const mostUnusual = (grades: Readonly<Record<Variable, Grade>>, bounds?: Partial<Record<Variable, SampleBounds>>): Variable | null => {
   const graded = VARIABLES.filter((v) => grades[v].label !== null && grades[v].percentile !== null)
   if (graded.length === 0) return null
   const weight = (v: Variable) => {
     const g = grades[v]
+    // A value the median day shares is as ordinary as can be, whatever its percentile.
+    if (g.label !== "near-normal" && shownLabel(v, g, bounds?.[v]) === "near-normal") return 0
     return g.label === "record-high" || g.label === "record-low" ? 1000 : Math.abs(g.percentile! - 50)
   }
   return [...graded].sort((a, b) => weight(b) - weight(a))[0]!
@@ -215,17 +217,18 @@ export const mostUnusual = (grades: Readonly<Record<Variable, Grade>>): Variable
  * The one thing to say about the day at the top: its most unusual grade, or that it is an ordinary
  * day. `day` names it when it is not today (a stored copy of an earlier day).
  */
-export const verdict = (grades: Readonly<Record<Variable, Grade>>, day?: string): string => {
-  const top = mostUnusual(grades)
+export const verdict = (grades: Readonly<Record<Variable, Grade>>, day?: string, bounds?: Partial<Record<Variable, SampleBounds>>): string => {
+  const top = mostUnusual(grades, bounds)
   const when = day === undefined ? "Today" : longDate(day)
   const whose = (noun: string) => (day === undefined ? `Today's ${noun}` : `The ${noun} on ${longDate(day)}`)
   if (top === null) return `${when} cannot be graded here${day === undefined ? " yet" : ""}.`
   const g = grades[top]
-  if (g.label === "near-normal") return `${when} is an ordinary day here for the time of year.`
-  if (g.label === "record-high" || g.label === "record-low") {
-    return `${whose(VARIABLE_NOUN[top])} is a ${g.label === "record-high" ? "record high" : "record low"} for the time of year.`
+  const label = shownLabel(top, g, bounds?.[top])!
+  if (label === "near-normal") return `${when} is an ordinary day here for the time of year.`
+  if (label === "record-high" || label === "record-low") {
+    return `${whose(VARIABLE_NOUN[top])} is a ${label === "record-high" ? "record high" : "record low"} for the time of year.`
   }
-  return `${whose(VARIABLE_NOUN[top])} is ${labelWords(top, g.label!)} for the time of year.`
+  return `${whose(VARIABLE_NOUN[top])} is ${labelWords(top, label)} for the time of year.`
 }
 
 export const SITE_NAME = "Climate grade"
@@ -250,12 +253,13 @@ export const placeTitle = (
   if (!day.isToday) return `${place}, ${longDate(day.date)} — ${SITE_NAME}`
   const top = mostUnusual(day.grades)
   const g = top === null ? null : day.grades[top]
+  const label = top === null || g === null ? null : shownLabel(top, g)
   const words =
-    top === null || g === null
+    top === null || g === null || label === null
       ? "today's weather against its history"
-      : g.label === "near-normal"
+      : label === "near-normal"
         ? "an ordinary day for the time of year"
-        : `${VARIABLE_NOUN[top]} ${formatValue(g.value, g.unit, units)}, ${labelWords(top, g.label!)}`
+        : `${VARIABLE_NOUN[top]} ${formatValue(g.value, g.unit, units)}, ${labelWords(top, label)}`
   return `${place} today: ${words} — ${SITE_NAME}`
 }
 
@@ -263,4 +267,14 @@ export const placeTitle = (
 export const dayWhen = (date: string, today: string): string => {
   const diff = dayNumber(date) - dayNumber(today)
   return diff === 0 ? "Today's" : diff === -1 ? "Yesterday's" : `On ${longDate(date)} the`
+}
+
+/** Each variable's sample bounds from a day view of `date` (its climatology), for the words of ties. */
+export const boundsOf = (day: DayPayload | null, date: string): Partial<Record<Variable, SampleBounds>> | undefined => {
+  if (day === null || day.date !== date) return undefined
+  const of = (v: Variable): SampleBounds => {
+    const c = day.variables[v].climatology
+    return { min: c.min.value, max: c.max.value, p50: c.p50 }
+  }
+  return { tmax: of("tmax"), tmin: of("tmin"), precip: of("precip") }
 }

@@ -11,10 +11,10 @@ const grade = (g: Partial<Grade>): Grade => ({ value: 31.2, unit: "°C", percent
 describe("headline", () => {
   it("says how unusual a value is, in words, with its unit", () => {
     expect(headline({ variable: "tmax", grade: grade({}), units: "metric", sinceYear: 1940 })).toBe(
-      "Today's high of 31.2 °C is warmer than 96% of days around this date since 1940 — much above normal."
+      "Today's high of 31.2 °C is at least as warm as 96% of days around this date since 1940 — much above normal."
     )
     expect(headline({ variable: "tmin", grade: grade({ value: -3.5, percentile: 8.2, label: "much-below" }), units: "metric", sinceYear: 1940 })).toBe(
-      "Today's low of −3.5 °C is colder than 92% of days around this date since 1940 — much below normal."
+      "Today's low of −3.5 °C is at least as cold as 92% of days around this date since 1940 — much below normal."
     )
     expect(headline({ variable: "tmax", grade: grade({}), units: "imperial", sinceYear: 1940 })).toContain("88.2 °F")
   })
@@ -44,7 +44,7 @@ describe("headline", () => {
 
   it("a dry day says how many days were dry too (the mean-kind percentile of 0 mm is half that share)", () => {
     expect(headline({ variable: "precip", grade: grade({ value: 0, unit: "mm", percentile: 31.5, label: "below" }), units: "metric", sinceYear: 1940 })).toBe(
-      "No precipitation today — 63% of days around this date since 1940 were dry too."
+      "No precipitation today: dry, like 63% of days around this date since 1940."
     )
   })
 })

@@ -274,7 +274,7 @@ describe("honest dates", () => {
     grades.tmax = { ...grades.tmax, percentile: 96 }
     expect(verdict(grades, "2026-11-01")).toBe("The high on Sun 1 November 2026 is much above normal for the time of year.")
     expect(headline({ variable: "tmax", grade: grades.tmax, units: "metric", sinceYear: 1940, when: dayWhen("2026-11-01", "2026-11-26") })).toMatch(
-      /^On Sun 1 November 2026 the high of 31\.2 °C is warmer/
+      /^On Sun 1 November 2026 the high of 31\.2 °C is at least as warm/
     )
   })
 })

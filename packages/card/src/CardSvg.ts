@@ -21,6 +21,7 @@ import {
   VARIABLES,
   type Variable
 } from "./Words.js"
+import { formatShare, shownLabel, tieOf } from "@climate-grade/core/grading/Ties"
 
 /** The layout's version, part of the card's ETag: raise it with any change to what a card looks like. */
 export const VERSION = 2
@@ -81,17 +82,22 @@ const panel = (measure: Measure, grade: GradePayload, variable: Variable, units:
   ]
   const value = fitText(measure, formatValue(g.value, g.unit, units), inner, 60, 36, 700)
   parts.push(text(left, PANEL_TOP + 128, value.size, 700, PAGE.ink, value.content))
-  if (g.label !== null) {
-    const fill = labelColor(variable, g.label)
-    const words = fitText(measure, labelWords(variable, g.label), inner - 40, 26, 20, 600)
+  // A dry day is described by the dry days it ties with (core's Ties), and is normal where most are.
+  const shown = shownLabel(variable, g)
+  const tie = tieOf(variable, g)
+  if (shown !== null) {
+    const fill = labelColor(variable, shown)
+    const words = fitText(measure, labelWords(variable, shown), inner - 40, 26, 20, 600)
     const chip = Math.min(inner, measure(words.content, words.size, 600) + 40)
     parts.push(
       `<rect x="${left}" y="${PANEL_TOP + 152}" width="${chip.toFixed(1)}" height="48" rx="24" fill="${fill}" stroke="rgba(0,0,0,0.15)" stroke-width="1.5"/>`,
       text(left + 20, PANEL_TOP + 185, words.size, 600, inkOnColor(fill), words.content)
     )
   }
-  const percentile = g.percentile === null ? `no percentile (n = ${g.n})` : `${ordinal(g.percentile)} percentile`
-  parts.push(text(left, PANEL_TOP + 250, 28, g.percentile === null ? 400 : 600, g.percentile === null ? PAGE.muted : PAGE.ink, percentile))
+  const percentile =
+    g.percentile === null ? `no percentile (n = ${g.n})` : tie !== null ? `Dry, like ${formatShare(tie.share)}% of days` : `${ordinal(g.percentile)} percentile`
+  const line = fitText(measure, percentile, inner, 28, 18, 600)
+  parts.push(text(left, PANEL_TOP + 250, line.size, g.percentile === null ? 400 : 600, g.percentile === null ? PAGE.muted : PAGE.ink, line.content))
   // The bar: the grade bands from 0 to 100, and where today falls on it.
   const barY = PANEL_TOP + 276
   for (const [from, to, label] of BANDS) {

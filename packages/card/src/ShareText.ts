@@ -4,6 +4,7 @@
  * Plain text: whoever puts it into HTML escapes it.
  */
 import type { GradePayload } from "@climate-grade/core/data/Payloads"
+import { shownLabel, tieOf, tieWords } from "@climate-grade/core/grading/Ties"
 import {
   formatValue,
   labelWords,
@@ -37,6 +38,9 @@ const gradeWords = (grade: GradePayload, variable: Variable, units: Units): stri
   const value = formatValue(g.value, g.unit, units)
   if (g.value === null) return `${VARIABLE_NOUN[variable]}: no value`
   if (g.percentile === null || g.label === null) return `${VARIABLE_NOUN[variable]} ${value} (not graded: ${g.n} comparable days)`
+  // A dry day is described by the dry days it ties with, not by its percentile (core's Ties).
+  const tie = tieOf(variable, g)
+  if (tie !== null) return `${VARIABLE_NOUN[variable]} ${value} (${tieWords(variable, tie)})`
   return `${VARIABLE_NOUN[variable]} ${value} (${ordinal(g.percentile)} percentile, ${labelWords(variable, g.label)})`
 }
 
@@ -45,8 +49,9 @@ const verdict = (grade: GradePayload, units: Units): string => {
   const top = mostUnusual(grade)
   if (top === null) return "today's weather against its history"
   const g = grade.variables[top]
-  if (g.label === "near-normal") return "an ordinary day for the time of year"
-  return `${VARIABLE_NOUN[top]} ${formatValue(g.value, g.unit, units)}, ${labelWords(top, g.label!)}`
+  const label = shownLabel(top, g)
+  if (label === null || label === "near-normal") return "an ordinary day for the time of year"
+  return `${VARIABLE_NOUN[top]} ${formatValue(g.value, g.unit, units)}, ${labelWords(top, label)}`
 }
 
 /**
@@ -68,9 +73,12 @@ export const forGrade = (grade: GradePayload, name: string | null, units: Units)
     VARIABLES.map((v) => {
       const g = grade.variables[v]
       const value = formatValue(g.value, g.unit, units)
+      const tie = tieOf(v, g)
       return g.percentile === null || g.label === null
         ? `${VARIABLE_NAME[v]} ${value}, no percentile`
-        : `${VARIABLE_NAME[v]} ${value}, ${ordinal(g.percentile)} percentile, ${labelWords(v, g.label)}`
+        : tie !== null
+          ? `${VARIABLE_NAME[v]} ${value}, ${tieWords(v, tie)}`
+          : `${VARIABLE_NAME[v]} ${value}, ${ordinal(g.percentile)} percentile, ${labelWords(v, g.label)}`
     }).join("; ")
   return { title: `${headline} — ${SITE_NAME}`, headline, description, imageAlt }
 }

@@ -5,6 +5,7 @@
  * needed are restated here; apps/site/test/ShareWords.test.ts holds the two to the same answers.
  */
 import type { Grade, GradePayload } from "@climate-grade/core/data/Payloads"
+import { shownLabel } from "@climate-grade/core/grading/Ties"
 
 export type GradeLabel = NonNullable<Grade["label"]>
 
@@ -100,6 +101,11 @@ const isRecord = (g: Grade) => g.label === "record-high" || g.label === "record-
 export const mostUnusual = (grade: GradePayload): Variable | null => {
   const graded = VARIABLES.filter((v) => grade.variables[v].label !== null && grade.variables[v].percentile !== null)
   if (graded.length === 0) return null
-  const weight = (v: Variable) => (isRecord(grade.variables[v]) ? 1000 : Math.abs(grade.variables[v].percentile! - 50))
+  const weight = (v: Variable) => {
+    const g = grade.variables[v]
+    // A dry day where most days are dry is as ordinary as can be, whatever its percentile (core's Ties).
+    if (g.label !== "near-normal" && shownLabel(v, g) === "near-normal") return 0
+    return isRecord(g) ? 1000 : Math.abs(g.percentile! - 50)
+  }
   return [...graded].sort((a, b) => weight(b) - weight(a))[0]!
 }

@@ -2,6 +2,7 @@
  * One day against its history: for each variable the day's value on a line from the record low to the
  * record high, over the band where 80% of days fall (p10–p90), the middle half (p25–p75) and the median.
  */
+import { tieOf, tieWords } from "@climate-grade/core/grading/Ties"
 import { inkOn, labelColor } from "../colors.js"
 import { formatNumber, formatValue, labelWords, ordinal, unitSymbol, VARIABLE_NAME, VARIABLES } from "../format.js"
 import type { DayGrade, DayPayload, Units, Variable } from "../payloads.js"
@@ -134,6 +135,7 @@ export const DayView = ({ day, units }: { day: DayPayload; units: Units }) => (
     </p>
     {VARIABLES.map((variable) => {
       const g = day.variables[variable]
+      const tie = tieOf(variable, g, { min: g.climatology.min.value, max: g.climatology.max.value })
       return (
         <div key={variable} class="dayview-row">
           <h3 class="dayview-title">
@@ -145,7 +147,9 @@ export const DayView = ({ day, units }: { day: DayPayload; units: Units }) => (
                 <span class="chip" style={{ background: labelColor(variable, g.label), color: inkOn(variable, g.label) }}>
                   {labelWords(variable, g.label)}
                 </span>{" "}
-                <span class="muted">{ordinal(g.percentile)} percentile</span>
+                <span class="muted">
+                  {ordinal(g.percentile)} percentile{tie === null ? "" : ` · ${tieWords(variable, tie)}`}
+                </span>
               </>
             ) : g.value !== null ? (
               <span class="muted"> — no percentile: only {g.n} comparable days</span>

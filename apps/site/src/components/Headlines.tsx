@@ -3,7 +3,9 @@
  * date in every other year, and one plain sentence.
  */
 import { inkOn, labelColor } from "../colors.js"
-import { formatValue, headline, labelWords, ordinal, VARIABLE_NAME, VARIABLES } from "../format.js"
+import type { SampleBounds } from "@climate-grade/core/grading/Ties"
+import { shownLabel } from "@climate-grade/core/grading/Ties"
+import { boundsOf, formatValue, headline, labelWords, ordinal, VARIABLE_NAME, VARIABLES } from "../format.js"
 import type { DayPayload, Grade, Units, Variable } from "../payloads.js"
 import { PercentileBar } from "./PercentileBar.js"
 
@@ -26,7 +28,8 @@ const Card = ({
   units,
   sinceYear,
   previous,
-  when
+  when,
+  bounds
 }: {
   variable: Variable
   grade: Grade
@@ -34,8 +37,10 @@ const Card = ({
   sinceYear: number | null
   previous: { value: number | null; date: string | null } | undefined
   when: string
+  bounds: SampleBounds | undefined
 }) => {
   const record = grade.label === "record-high" || grade.label === "record-low"
+  const label = shownLabel(variable, grade, bounds)
   return (
     <article class={`card grade-card${record ? " is-record" : ""}`} aria-labelledby={`grade-${variable}`}>
       <h3 id={`grade-${variable}`} class="card-title">
@@ -43,9 +48,9 @@ const Card = ({
       </h3>
       <p class="grade-value">
         <span class="num">{formatValue(grade.value, grade.unit, units)}</span>
-        {grade.label !== null && (
-          <span class="chip" style={{ background: labelColor(variable, grade.label), color: inkOn(variable, grade.label) }}>
-            {labelWords(variable, grade.label)}
+        {label !== null && (
+          <span class="chip" style={{ background: labelColor(variable, label), color: inkOn(variable, label) }}>
+            {labelWords(variable, label)}
           </span>
         )}
       </p>
@@ -55,7 +60,7 @@ const Card = ({
         <p class="grade-percentile muted">no percentile (n = {grade.n})</p>
       )}
       <PercentileBar variable={variable} percentile={grade.percentile} />
-      <p class="grade-sentence">{headline({ variable, grade, units, sinceYear, previous, when })}</p>
+      <p class="grade-sentence">{headline({ variable, grade, units, sinceYear, previous, when, bounds })}</p>
     </article>
   )
 }
@@ -76,7 +81,10 @@ export const Headlines = ({ grades, date, when, day, units, sinceYear }: Headlin
         const climatology = day?.date === date ? day.variables[variable].climatology : undefined
         const previous =
           climatology === undefined ? undefined : g.label === "record-high" ? climatology.max : g.label === "record-low" ? climatology.min : undefined
-        return <Card key={variable} variable={variable} grade={g} units={units} sinceYear={sinceYear} previous={previous} when={when} />
+        const bounds = boundsOf(day, date)?.[variable]
+        return (
+          <Card key={variable} variable={variable} grade={g} units={units} sinceYear={sinceYear} previous={previous} when={when} bounds={bounds} />
+        )
       })}
     </div>
   )

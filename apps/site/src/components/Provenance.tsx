@@ -74,8 +74,12 @@ export const Provenance = ({
         {n === null ? "" : ` — for today that is n = ${n} days`}. <strong>n</strong> is the number of days compared.
       </li>
       <li>
-        The <strong>percentile</strong> says how many of those days were lower: the 96th percentile means warmer (or
-        wetter) than 96% of them. 10 to 90 is the usual range; a <strong>record</strong> beats every day compared.
+        The <strong>percentile</strong> says where the day falls among them: the 96th percentile means at least as warm
+        (or wet) as 96% of them. 10 to 90 is the usual range; a <strong>record</strong> beats every day compared.
+      </li>
+      <li>
+        Days with the same value count half below and half above. When many share it (most often a dry day, where
+        many days were dry too) the page says so instead: "dry, like 69% of days around this date".
       </li>
       <li>
         With fewer than 30 days to compare (n &lt; 30) a percentile would mislead, so none is given: the value is
