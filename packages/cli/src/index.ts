@@ -1,0 +1,3 @@
+export * as Commands from "./Commands.js"
+export * as Csv from "./Csv.js"
+export { run } from "./Run.js"
