@@ -29,17 +29,21 @@ const DOCS_PATH = `${API_PREFIX}/docs`
 const policies = new WeakMap<Uint8Array, string>()
 
 /**
- * The docs page's own policy: the site's (scripts from files only, and it has none) but for its
- * one inline style sheet, allowed by its hash, for this page only.
+ * The docs page's own policy: the site's, but for its inline script and style sheet, allowed by
+ * their hashes, for this page only.
  */
 export const docsPolicy = (html: Uint8Array): string => {
   let policy = policies.get(html)
   if (policy === undefined) {
     const text = new TextDecoder().decode(html)
-    const hashes = [...text.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(
-      (match) => `'sha256-${createHash("sha256").update(match[1]!).digest("base64")}'`
+    const hashes = (tag: string) =>
+      [...text.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))]
+        .map((match) => ` 'sha256-${createHash("sha256").update(match[1]!).digest("base64")}'`)
+        .join("")
+    policy = CONTENT_SECURITY_POLICY.replace("script-src 'self'", `script-src 'self'${hashes("script")}`).replace(
+      "style-src 'self'",
+      `style-src 'self'${hashes("style")}`
     )
-    policy = CONTENT_SECURITY_POLICY.replace("style-src 'self'", `style-src 'self' ${hashes.join(" ")}`.trim())
     policies.set(html, policy)
   }
   return policy
