@@ -30,7 +30,9 @@ const resolvableHere = (path) => {
 /** Bundles the server into `outdir`; the paths of what it wrote. */
 const bundle = async (outdir) => {
   const { metafile } = await build({
-    entryPoints: { main: "src/main.ts", cli: "src/cli.ts" },
+    // The card pool's worker thread is an entry of its own: CardPool looks for `card-worker.js`
+    // beside its own chunk, in dist/.
+    entryPoints: { main: "src/main.ts", cli: "src/cli.ts", "card-worker": "../../packages/card/src/CardWorker.ts" },
     outdir,
     bundle: true,
     platform: "node",

@@ -59,6 +59,16 @@ export interface Rendered {
 }
 
 /**
+ * Draws a place's card at once, on the calling thread: layout, rasterising and PNG encoding. For
+ * a worker thread (CardWorker), never the server's event loop.
+ */
+export const drawSync = (grade: GradePayload, units: Units): Rendered => {
+  const start = performance.now()
+  const png = new Resvg(CardSvg.svg(grade, units, measure), OPTIONS).render().asPng()
+  return { png: new Uint8Array(png), ms: performance.now() - start }
+}
+
+/**
  * Renders a place's card. The rasterising runs on libuv's thread pool (`renderAsync`), so the
  * event loop is held only for the layout and the PNG encoding; past `timeoutMs` it is abandoned.
  */

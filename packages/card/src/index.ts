@@ -1,4 +1,5 @@
 export * as CardPng from "./CardPng.js"
+export * as CardPool from "./CardPool.js"
 export * as CardSvg from "./CardSvg.js"
 export * as ShareText from "./ShareText.js"
 export * as Palette from "./Palette.js"

@@ -49,3 +49,42 @@ describe("SingleFlight", () => {
       expect(yield* flight("k", Effect.succeed("fresh"))).toBe("fresh")
     }))
 })
+
+describe("SingleFlight.makeWhileWanted", () => {
+  it.effect("a run goes on while one caller still waits, and stops (interrupted) when the last one goes away", () =>
+    Effect.gen(function* () {
+      const flight = SingleFlight.makeWhileWanted<string, never>()
+      const started = yield* Deferred.make<void>()
+      const stopped = yield* Deferred.make<void>()
+      let runs = 0
+      const work = Effect.gen(function* () {
+        runs++
+        yield* Deferred.succeed(started, undefined)
+        return yield* Effect.never
+      }).pipe(Effect.onInterrupt(() => Deferred.succeed(stopped, undefined)))
+      const first = yield* Effect.fork(flight("k", work))
+      yield* Deferred.await(started)
+      const second = yield* Effect.fork(flight("k", work))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(first)
+      expect([runs, flight.size(), yield* Deferred.isDone(stopped)]).toEqual([1, 1, false])
+      yield* Fiber.interrupt(second)
+      yield* Deferred.await(stopped)
+      expect(flight.size()).toBe(0)
+      // Nothing was left behind: the next caller runs afresh.
+      expect(yield* flight("k", Effect.succeed("again"))).toBe("again")
+    }))
+
+  it.effect("callers that stay share one run and its result", () =>
+    Effect.gen(function* () {
+      const flight = SingleFlight.makeWhileWanted<number, never>()
+      const release = yield* Deferred.make<void>()
+      let runs = 0
+      const work = Effect.zipRight(Deferred.await(release), Effect.sync(() => ++runs))
+      const callers = yield* Effect.forEach([1, 2, 3], () => Effect.fork(flight("k", work)))
+      yield* Effect.yieldNow()
+      yield* Deferred.succeed(release, undefined)
+      expect(yield* Effect.forEach(callers, Fiber.join)).toEqual([1, 1, 1])
+      expect(flight.size()).toBe(0)
+    }))
+})

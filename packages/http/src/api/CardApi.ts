@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import * as Schema from "effect/Schema"
 import * as DataQuery from "./DataQuery.js"
-import { BadRequestSchema, DatabaseFaultSchema, NotFoundSchema, ServiceUnavailableSchema } from "./Errors.js"
+import { BadRequestSchema, DatabaseFaultSchema, NotFoundSchema, ServiceUnavailableSchema, TooManyRequestsSchema } from "./Errors.js"
 
 
 export class CardGroup extends HttpApiGroup.make("card")
@@ -32,7 +32,9 @@ export class CardGroup extends HttpApiGroup.make("card")
   .addError(BadRequestSchema)
   // Nothing held for the cell today.
   .addError(NotFoundSchema)
-  // The database down, or the card not drawn in time (both with Retry-After).
+  // The client's drawings under way at their limit (Retry-After).
+  .addError(TooManyRequestsSchema)
+  // The database down, or the card not drawn in time, or too many waiting (all with Retry-After).
   .addError(ServiceUnavailableSchema)
   // The database refused a statement (a damaged table): logged (AppMiddleware).
   .addError(DatabaseFaultSchema) {}

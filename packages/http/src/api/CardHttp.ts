@@ -3,20 +3,28 @@
  * `heldGrade` (no upstream or geocoder call), 404 without it. The ETag is made from the grade's
  * freshness token, the card's layout version and the units, so a 304 costs no drawing; a drawn
  * card is kept by that tag (bounded in bytes), and concurrent requests for one share one drawing.
- * Drawings run one at a time, each bounded in time, and each is logged with how long it took.
+ * Drawings run on the card pool's worker threads (CardPool: bounded in threads, in drawings waiting
+ * and in time), never on the event loop; a drawing nobody waits for any more (every request for it
+ * closed) is dropped; one client has at most `PER_CLIENT` drawings under way. Each drawing is
+ * logged with how long it took.
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { CardPng, CardSvg } from "@climate-grade/card"
-import { Crypto, DataViews, Lru, type Payloads, SingleFlight } from "@climate-grade/core"
+import { CardPool, CardSvg } from "@climate-grade/card"
+import { ClientNetwork, Crypto, DataViews, Lru, type Payloads, SingleFlight } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { CACHE_CONTROL, ifNoneMatchMatches, weakEtag } from "../protocol/ConditionalGet.js"
 import * as DataQuery from "./DataQuery.js"
-import { failWithRetryAfter, NotFound, ServiceUnavailable } from "./Errors.js"
+import { failWithRetryAfter, NotFound, ServiceUnavailable, TooManyRequests } from "./Errors.js"
+import { HttpSettings } from "./HttpSettings.js"
+import { clientAddress } from "../protocol/RequestInfo.js"
 
 /** Bytes of PNG kept at most (a card is ~40 KB: a few hundred places). */
 export const CACHE_BYTES = 16 * 1024 * 1024
+
+/** Drawings one client (its network: ClientNetwork) may have under way at once; past it, 429. */
+export const PER_CLIENT = 2
 
 export const NOT_HELD =
   "No grades are held for this place today. Open the place on the site first; its card can be drawn once its weather is loaded."
@@ -28,29 +36,62 @@ export const cardToken = (gradeToken: string, units: "metric" | "imperial") =>
 export const make = Effect.gen(function* () {
   const views = yield* DataViews.DataViews
   const cards = Lru.make<string, Uint8Array>({ name: "cards", capacity: 1_000, maxWeight: CACHE_BYTES, weigh: (png) => png.byteLength })
-  const flight = SingleFlight.make<Uint8Array, ServiceUnavailable>()
-  const oneAtATime = yield* Effect.makeSemaphore(1)
+  const flight = SingleFlight.makeWhileWanted<Uint8Array, ServiceUnavailable>()
+  const pool = yield* Effect.acquireRelease(
+    Effect.sync(() => CardPool.make()),
+    (pool) => Effect.promise(() => pool.close())
+  )
+  const { trustedProxyHops } = yield* HttpSettings
+  const underWay = new Map<string, number>()
 
   const draw = (token: string, plan: DataViews.Plan<Payloads.GradePayload>, units: "metric" | "imperial") =>
-    oneAtATime.withPermits(1)(
-      Effect.gen(function* () {
-        const grade = yield* plan.build
-        const rendered = yield* Effect.tryPromise({
-          try: () => CardPng.render(grade, units),
-          catch: (cause) => cause
-        }).pipe(
-          Effect.tapError((cause) => Effect.logWarning(`card for ${plan.cell.lat},${plan.cell.lon} not drawn`, cause)),
-          Effect.catchAll(() =>
-            failWithRetryAfter(new ServiceUnavailable({ detail: "The card could not be drawn in time; try again shortly." }), 5)
+    Effect.gen(function* () {
+      const grade = yield* plan.build
+      // Interrupted (nobody waits any more), the signal takes the drawing out of the pool.
+      const rendered = yield* Effect.tryPromise({
+        try: (signal) => pool.draw(grade, units, signal),
+        catch: (cause) => cause
+      }).pipe(
+        Effect.tapError((cause) => Effect.logWarning(`card for ${plan.cell.lat},${plan.cell.lon} not drawn`, cause)),
+        Effect.catchAll((cause) =>
+          failWithRetryAfter(
+            new ServiceUnavailable({
+              detail:
+                cause instanceof CardPool.PoolFull
+                  ? "Too many cards are waiting to be drawn; try again shortly."
+                  : "The card could not be drawn in time; try again shortly."
+            }),
+            5
           )
         )
-        yield* Effect.logInfo(`card drawn in ${rendered.ms.toFixed(1)} ms`).pipe(
-          Effect.annotateLogs({ cell: `${plan.cell.lat},${plan.cell.lon}`, card_ms: Math.round(rendered.ms * 10) / 10 })
+      )
+      yield* Effect.logInfo(`card drawn in ${rendered.ms.toFixed(1)} ms`).pipe(
+        Effect.annotateLogs({ cell: `${plan.cell.lat},${plan.cell.lon}`, card_ms: Math.round(rendered.ms * 10) / 10 })
+      )
+      cards.set(token, rendered.png)
+      return rendered.png
+    })
+
+  /** `effect` counted among the client's drawings under way, refused past `PER_CLIENT`. */
+  const perClient = <A, E, R>(client: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TooManyRequests, R> =>
+    Effect.suspend((): Effect.Effect<A, E | TooManyRequests, R> => {
+      const count = underWay.get(client) ?? 0
+      if (count >= PER_CLIENT) {
+        return failWithRetryAfter(
+          new TooManyRequests({ detail: `At most ${PER_CLIENT} cards are drawn at once for one client; try again shortly.` }),
+          2
         )
-        cards.set(token, rendered.png)
-        return rendered.png
-      })
-    )
+      }
+      underWay.set(client, count + 1)
+      return Effect.ensuring(
+        effect,
+        Effect.sync(() => {
+          const left = (underWay.get(client) ?? 1) - 1
+          if (left <= 0) underWay.delete(client)
+          else underWay.set(client, left)
+        })
+      )
+    })
 
   return (query: { readonly lat: number; readonly lon: number; readonly units?: "metric" | "imperial" | undefined }) =>
     Effect.gen(function* () {
@@ -66,12 +107,15 @@ export const make = Effect.gen(function* () {
       // A drawing that finished while this request was on its way is not drawn again.
       const png =
         cards.get(token) ??
-        (yield* flight(
-          token,
-          Effect.suspend(() => {
-            const kept = cards.get(token)
-            return kept === undefined ? draw(token, held.value, units) : Effect.succeed(kept)
-          })
+        (yield* perClient(
+          ClientNetwork.of(clientAddress(request, trustedProxyHops)),
+          flight(
+            token,
+            Effect.suspend(() => {
+              const kept = cards.get(token)
+              return kept === undefined ? draw(token, held.value, units) : Effect.succeed(kept)
+            })
+          )
         ))
       return HttpServerResponse.uint8Array(png, { status: 200, contentType: "image/png", headers })
     })
