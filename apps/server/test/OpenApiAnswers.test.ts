@@ -277,6 +277,11 @@ describe("the OpenAPI document against the real answers", () => {
         yield* call(`/card.png?${held}`, { headers: { "if-none-match": card.headers.get("etag") ?? "" } })
         yield* call("/card.png?lat=abc&lon=1")
         yield* call(`/card.png?${fresh()}`)
+        // One client's drawings under way past its limit (two): 429.
+        yield* Effect.all(
+          [1, 2, 3, 4, 5, 6].map(() => call(`/card.png?${held}&units=imperial`, { client: "10.8.0.2" })),
+          { concurrency: "unbounded" }
+        )
         const empty = "lat=-33.00&lon=-70.00"
         weather.empty.add("-33.00,-70.00")
         for (const view of VIEWS) yield* call(`/${view}?${empty}`)
