@@ -237,6 +237,42 @@ const watchThenHeat = (instance: Instance, token: string, kinds: ReadonlyArray<s
     return { place, cell, day, watchId: created.body!.id as string, fetched }
   })
 
+/**
+ * A heat wave in the cell's forecast from `from` to `to` (both days in), everything else calm:
+ * highs of 40 °C and lows of 28 °C, far past any baseline's 95th percentile here.
+ */
+const heatWave = (w: Context.Tag.Service<typeof World>, cellKey: string, from: number, to: number) => {
+  const days = new Map<number, Partial<ReturnType<typeof calm>>>()
+  for (let d = from; d <= to; d++) days.set(d, { tmax: 40, tmin: 28 })
+  w.extremes.set(cellKey, days)
+}
+
+/** Lets an hour pass and waits for the refetch it causes and a few evaluations after it. */
+const evaluateAfterAnHour = (fetched: () => number) =>
+  Effect.gen(function* () {
+    const before = fetched()
+    offset.ms += HOUR + 60_000
+    yield* eventually(Effect.sync(fetched), (n) => n >= before + 1)
+    yield* sleep(600)
+  })
+
+/** As `watchThenHeat`, watching for heat waves: a wave from tomorrow to today + 4 comes into the forecast. */
+const watchThenWave = (instance: Instance, token: string) =>
+  Effect.gen(function* () {
+    const w = yield* World
+    const place = freshPlace()
+    const cell = Cell.fromCoordinates(place.lat, place.lon)
+    const fetched = () =>
+      w.weather.requests.forecast.filter((r) => Cell.fromCoordinates(Number(r.query.latitude), Number(r.query.longitude)).key === cell.key).length
+    const created = yield* call(instance.url("/alerts/watches"), token, { method: "POST", body: { ...place, kinds: ["heatwave"] } })
+    expect(created.status).toBe(201)
+    yield* eventually(Effect.sync(fetched), (n) => n >= 1)
+    yield* sleep(500)
+    heatWave(w, cell.key, today() + 1, today() + 4)
+    offset.ms += HOUR + 60_000
+    return { place, cell, watchId: created.body!.id as string, fetched }
+  })
+
 const sqlOf = Effect.map(World, (w) => Context.get(w.db, Sql.SqlClient))
 
 for (const backend of backends) {
@@ -328,7 +364,7 @@ for (const backend of backends) {
           const config = yield* call(instance.url("/alerts/config"), token)
           expect(config).toEqual({
             status: 200,
-            body: { delivery_configured: true, days_ahead: 3, watch_limit: 20, kinds: ["heat", "cold", "wet"] }
+            body: { delivery_configured: true, days_ahead: 3, watch_limit: 20, kinds: ["heat", "cold", "wet", "heatwave", "coldspell"] }
           })
           // Clean up: these cells are evaluated by every later instance otherwise.
           for (const w of (yield* call(watches, token)).body!.watches as Array<{ id: string }>) {
@@ -557,6 +593,89 @@ for (const backend of backends) {
             two.close
           )
         })))
+
+      it.effect("a heat wave the forecast moves makes one message, with its standing; the sent list shows the spell", () =>
+        withInstance((instance) =>
+        Effect.gen(function* () {
+          const w = yield* World
+          const { chatId, token } = yield* chatUser(instance)
+          const { cell, fetched, place, watchId } = yield* watchThenWave(instance, token)
+          const first = yield* eventually(Effect.sync(() => deliveredTo(w.bot, chatId)), (d) => d.length >= 1)
+          expect(first.length).toBe(1)
+          // The spell's first day: the first hot day, or a day or two before when a window reaching
+          // into the hot days is hot enough already.
+          const start = /from (\d{4}-\d{2}-\d{2})\./.exec(first[0]!.content)?.[1]
+          expect([today() - 1, today(), today() + 1].map(CivilDate.format)).toContain(start)
+          expect(first[0]!.content).toMatch(
+            new RegExp(
+              `^Heat wave alert for Testville, TL: (severe|extreme), from ${start}\\. It would be the hottest heat wave here since 1980 ` +
+                `if the forecast holds\\. https://grades\\.example\\.org/grades/\\?lat=${place.lat}&lon=${place.lon}&date=${start}$`
+            )
+          )
+          // The forecast moves the spell: later and longer, earlier and shorter, then a day on.
+          for (const [from, to] of [[2, 7], [1, 3], [2, 4]] as const) {
+            heatWave(w, cell.key, today() + from, today() + to)
+            yield* evaluateAfterAnHour(fetched)
+            expect(deliveredTo(w.bot, chatId).length).toBe(1)
+          }
+          const recent = yield* eventually(
+            Effect.map(call(instance.url("/alerts/sent"), token), (r) => r.body!.alerts as Array<Record<string, unknown>>),
+            (a) => a.length === 1 && a[0]!.status === "sent"
+          )
+          expect(recent).toEqual([
+            {
+              id: expect.any(String),
+              watch_id: watchId,
+              lat: place.lat,
+              lon: place.lon,
+              label: "Testville, TL",
+              date: expect.any(String),
+              kind: "heatwave",
+              variable: null,
+              grade: null,
+              spell: { start: expect.any(String), end: expect.any(String), severity: expect.stringMatching(/^(severe|extreme)$/) },
+              content: first[0]!.content,
+              status: "sent",
+              created_at: expect.any(String),
+              sent_at: expect.any(String)
+            }
+          ])
+          // The days as last seen: the last forecast's spell, which ends on its last hot day or the day after.
+          const spell = recent[0]!.spell as { start: string; end: string }
+          expect([today() + 4, today() + 5].map(CivilDate.format)).toContain(spell.end)
+          const sql = yield* sqlOf
+          const rows = yield* Effect.orDie(sql<{ n: number }>`select count(*)::int as n from spell_alerts where watch_id = ${watchId}`)
+          expect(rows[0]!.n).toBe(1)
+          expect(callsFor(w.bot, chatId).length).toBe(1)
+        })), 120_000)
+
+      it.effect.skipIf(backend.name !== "postgres")("three instances on one PostgreSQL: one message per spell as the forecast moves it", () =>
+        withInstance((one) =>
+        Effect.gen(function* () {
+          const w = yield* World
+          const url = Option.getOrThrow(Context.get(w.db, TestDatabase).url)
+          const pool = () => PgClient.layer({ url: Redacted.make(url), maxConnections: 8 }).pipe(Layer.orDie)
+          const two = yield* start({}, pool())
+          const three = yield* start({}, pool())
+          yield* Effect.ensuring(
+            Effect.gen(function* () {
+              const { chatId, token } = yield* chatUser(one)
+              const { cell, fetched, watchId } = yield* watchThenWave(two, token)
+              yield* eventually(Effect.sync(() => deliveredTo(w.bot, chatId)), (d) => d.length >= 1)
+              for (const [from, to] of [[2, 6], [1, 4], [2, 3]] as const) {
+                heatWave(w, cell.key, today() + from, today() + to)
+                yield* evaluateAfterAnHour(fetched)
+              }
+              yield* sleep(1_000)
+              expect(deliveredTo(w.bot, chatId).length).toBe(1)
+              expect(callsFor(w.bot, chatId).length).toBe(1)
+              const sql = yield* sqlOf
+              const rows = yield* Effect.orDie(sql<{ n: number }>`select count(*)::int as n from spell_alerts where watch_id = ${watchId}`)
+              expect(rows[0]!.n).toBe(1)
+            }),
+            Effect.zipRight(two.close, three.close)
+          )
+        })), 120_000)
 
       it.effect("without CHAT_BOT_TOKEN: watches are evaluated and alerts recorded, nothing is sent, and the API says so", () =>
         withInstance((instance) =>

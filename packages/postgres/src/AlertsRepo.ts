@@ -19,6 +19,7 @@ import {
   WatchLimitReached,
   Watches
 } from "@climate-grade/core"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -157,7 +158,7 @@ const AlertRow = Schema.Struct({
   label: Schema.NullOr(Schema.String),
   // `date::text`: YYYY-MM-DD, parsed by CivilDate.
   date: Schema.String,
-  kind: Schema.Literal(...Kinds.kinds),
+  kind: Schema.Literal(...Kinds.dailyKinds),
   variable: Schema.Literal(...DailySeries.variables),
   value: Schema.NullOr(Schema.Number),
   unit: Payloads.Grade.fields.unit,
@@ -170,6 +171,42 @@ const AlertRow = Schema.Struct({
   // Null when the alert has no message in the outbox.
   status: Schema.NullOr(Schema.Literal("pending", "sent", "failed", "dropped")),
   sent_at: Schema.NullOr(Schema.DateFromSelf)
+})
+
+const SpellAlertRow = Schema.Struct({
+  id: Schema.String,
+  watch_id: Schema.String,
+  lat: Schema.Number,
+  lon: Schema.Number,
+  label: Schema.NullOr(Schema.String),
+  kind: Schema.Literal(...Kinds.spellKinds),
+  start_date: Schema.String,
+  end_date: Schema.String,
+  severity: Schema.Literal("low", "severe", "extreme"),
+  content: Schema.String,
+  created_at: Schema.DateFromSelf,
+  delivery: Schema.Literal("queued", "muted", "off"),
+  status: Schema.NullOr(Schema.Literal("pending", "sent", "failed", "dropped")),
+  sent_at: Schema.NullOr(Schema.DateFromSelf)
+})
+
+const dayOf = (date: string) => CivilDate.parse(date).pipe((d) => (d._tag === "Some" ? d.value : 0))
+
+const toSentSpellAlert = (r: typeof SpellAlertRow.Type): SentAlert => ({
+  id: r.id,
+  watchId: r.watch_id,
+  lat: r.lat,
+  lon: r.lon,
+  label: r.label,
+  date: dayOf(r.start_date),
+  kind: r.kind,
+  variable: null,
+  grade: null,
+  spell: { start: dayOf(r.start_date), end: dayOf(r.end_date), severity: r.severity },
+  content: r.content,
+  createdAt: r.created_at,
+  status: r.delivery === "queued" ? (r.status ?? "pending") : r.delivery,
+  sentAt: r.sent_at
 })
 
 const toSentAlert = (r: typeof AlertRow.Type): SentAlert => ({
@@ -236,7 +273,105 @@ export const makeAlertLog = Effect.gen(function* () {
       order by a.created_at desc, a.date desc
       limit ${limit}`
   })
+  const recentSpellRows = SqlSchema.findAll({
+    Request: Schema.Struct({ userId: Schema.String, limit: Schema.Number }),
+    Result: SpellAlertRow,
+    execute: ({ limit, userId }) => sql`
+      select a.id, a.watch_id, w.lat, w.lon, c.label, a.kind, a.start_date::text as start_date, a.end_date::text as end_date,
+             a.severity, a.content, a.created_at, a.delivery, o.status, o.sent_at
+      from spell_alerts a
+      join alert_watches w on w.id = a.watch_id
+      left join weather_cells c on c.cell_key = w.cell_key
+      left join spell_alert_outbox o on o.alert_id = a.id
+      where a.user_id = ${userId}
+      order by a.created_at desc, a.start_date desc
+      limit ${limit}`
+  })
+  const SpellRequest = Schema.Struct({
+    watchId: Schema.String,
+    kind: Schema.String,
+    start: Schema.String,
+    end: Schema.String
+  })
+  const lockWatch = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: Id,
+    execute: (watchId) => sql`select id from alert_watches where id = ${watchId} for update`
+  })
+  const sameSpell = SqlSchema.findOne({
+    Request: SpellRequest,
+    Result: Id,
+    // The overlap rule of SpellAlerts.overlaps, on the days last seen.
+    execute: ({ end, kind, start, watchId }) => sql`
+      select id from spell_alerts
+      where watch_id = ${watchId} and kind = ${kind} and start_date <= ${end}::date and end_date >= ${start}::date
+      order by end_date desc
+      limit 1`
+  })
+  const insertSpell = SqlSchema.single({
+    Request: Schema.Struct({
+      watchId: Schema.String,
+      userId: Schema.String,
+      kind: Schema.String,
+      start: Schema.String,
+      end: Schema.String,
+      severity: Schema.String,
+      rank: Schema.Number,
+      of: Schema.Number,
+      content: Schema.String,
+      delivery: Schema.String,
+      at: Schema.DateFromSelf
+    }),
+    Result: Id,
+    execute: (a) => sql`
+      insert into spell_alerts (watch_id, user_id, kind, start_date, end_date, first_start, severity, rank, of, content, delivery, created_at, updated_at)
+      values (${a.watchId}, ${a.userId}, ${a.kind}, ${a.start}::date, ${a.end}::date, ${a.start}::date, ${a.severity},
+              ${a.rank}, ${a.of}, ${a.content}, ${a.delivery}, ${a.at}, ${a.at})
+      returning id`
+  })
   return AlertLog.of({
+    recordSpell: (alert, delivery) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            // The watch's row is the lock: another instance checking the same watch waits here,
+            // then sees this one's alert. A removed watch makes no alert.
+            if (Option.isNone(yield* lockWatch(alert.watchId))) return false
+            const range = { watchId: alert.watchId, kind: alert.kind, start: CivilDate.format(alert.start), end: CivilDate.format(alert.end) }
+            const same = yield* sameSpell(range)
+            if (Option.isSome(same)) {
+              // The same spell, moved: its days become these, so it is still found as it moves on.
+              yield* sql`update spell_alerts set start_date = ${range.start}::date, end_date = ${range.end}::date,
+                         updated_at = ${new Date(alert.at)} where id = ${same.value.id}`
+              return false
+            }
+            const inserted = yield* insertSpell({
+              watchId: alert.watchId,
+              userId: alert.userId,
+              kind: alert.kind,
+              start: range.start,
+              end: range.end,
+              severity: alert.severity,
+              rank: alert.rank,
+              of: alert.of,
+              content: alert.content,
+              delivery,
+              at: new Date(alert.at)
+            })
+            if (delivery === "queued") {
+              yield* sql`insert into spell_alert_outbox (alert_id, user_id, content, due_at, created_at)
+                         values (${inserted.id}, ${alert.userId}, ${alert.content}, ${new Date(alert.at)}, ${new Date(alert.at)})`
+            }
+            return true
+          })
+        )
+        .pipe(
+          Effect.catchIf(
+            (e): e is SqlError => e._tag === "SqlError" && foreignKeyViolation(e) !== undefined,
+            () => Effect.succeed(false)
+          ),
+          Effect.orDie
+        ),
     madeSince: (watchId, from) =>
       keysSince({ watchId, from: CivilDate.format(from) }).pipe(
         Effect.map(
@@ -291,10 +426,11 @@ export const makeAlertLog = Effect.gen(function* () {
           Effect.orDie
         ),
     recent: (userId, limit) =>
-      recentRows({ userId, limit }).pipe(
-        Effect.map((rows) => rows.map(toSentAlert)),
-        Effect.orDie
-      )
+      Effect.zipWith(recentRows({ userId, limit }), recentSpellRows({ userId, limit }), (daily, spells) =>
+        [...daily.map(toSentAlert), ...spells.map(toSentSpellAlert)]
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.date - a.date)
+          .slice(0, limit)
+      ).pipe(Effect.orDie)
   })
 })
 
@@ -307,18 +443,21 @@ const ClaimRow = Schema.Struct({
   created_at: Schema.DateFromSelf
 })
 
-export const makeOutbox = Effect.gen(function* () {
+/** One outbox table: `alert_outbox` (daily alerts) or `spell_alert_outbox` (spells), the same columns. */
+const tableOutbox = (table: "alert_outbox" | "spell_alert_outbox") =>
+  Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const t = sql(table)
   const set = (id: string, fields: ReturnType<typeof sql.update>) =>
-    Effect.orDie(Effect.asVoid(sql`update alert_outbox set ${fields} where id = ${id}::bigint`))
+    Effect.orDie(Effect.asVoid(sql`update ${t} set ${fields} where id = ${id}::bigint`))
   const claimRows = SqlSchema.findAll({
     Request: Schema.Struct({ now: Schema.Number, leaseUntil: Schema.Number, limit: Schema.Number }),
     Result: ClaimRow,
     // `= any(array(…))` runs the locking subquery once; `in (…)` may let the planner rerun it.
     execute: ({ leaseUntil, limit, now }) => sql`
-      update alert_outbox set claimed_until = ${new Date(leaseUntil)}, attempts = attempts + 1
+      update ${t} set claimed_until = ${new Date(leaseUntil)}, attempts = attempts + 1
       where id = any(array(
-        select id from alert_outbox
+        select id from ${t}
         where status = 'pending' and due_at <= ${new Date(now)} and (claimed_until is null or claimed_until <= ${new Date(now)})
         order by due_at, id
         limit ${limit}
@@ -329,7 +468,7 @@ export const makeOutbox = Effect.gen(function* () {
     Request: Schema.Void,
     Result: Schema.Struct({ at: Schema.NullOr(Schema.DateFromSelf) }),
     execute: () => sql`
-      select min(greatest(due_at, coalesce(claimed_until, due_at))) as at from alert_outbox where status = 'pending'`
+      select min(greatest(due_at, coalesce(claimed_until, due_at))) as at from ${t} where status = 'pending'`
   })
   const stats = SqlSchema.findOne({
     Request: Schema.Void,
@@ -339,7 +478,7 @@ export const makeOutbox = Effect.gen(function* () {
       select count(*) filter (where status = 'pending')::int as pending,
              count(*) filter (where status = 'failed')::int as failed,
              min(created_at) filter (where status = 'pending') as oldest
-      from alert_outbox`
+      from ${t}`
   })
   return Outbox.of({
     claim: (now, leaseUntil, limit) =>
@@ -366,7 +505,7 @@ export const makeOutbox = Effect.gen(function* () {
     release: (id) =>
       Effect.orDie(
         Effect.asVoid(
-          sql`update alert_outbox set claimed_until = null, attempts = greatest(attempts - 1, 0)
+          sql`update ${t} set claimed_until = null, attempts = greatest(attempts - 1, 0)
               where id = ${id}::bigint and status = 'pending'`
         )
       ),
@@ -383,6 +522,39 @@ export const makeOutbox = Effect.gen(function* () {
       ),
       Effect.orDie
     )
+  })
+})
+
+/**
+ * The outbox the sender drains: both tables, as one. A spell's message's id carries the prefix
+ * `spell-`, so each outcome goes back to the row it came from; claims take the daily alerts' first.
+ */
+export const makeOutbox = Effect.gen(function* () {
+  const daily = yield* tableOutbox("alert_outbox")
+  const spells = yield* tableOutbox("spell_alert_outbox")
+  const PREFIX = "spell-"
+  const route = <A>(id: string, f: (outbox: Context.Tag.Service<typeof Outbox>, id: string) => A): A =>
+    id.startsWith(PREFIX) ? f(spells, id.slice(PREFIX.length)) : f(daily, id)
+  return Outbox.of({
+    claim: (now, leaseUntil, limit) =>
+      Effect.gen(function* () {
+        const first = yield* daily.claim(now, leaseUntil, limit)
+        if (first.length >= limit) return first
+        const more = yield* spells.claim(now, leaseUntil, limit - first.length)
+        return [...first, ...more.map((m) => ({ ...m, id: `${PREFIX}${m.id}` }))]
+      }),
+    markSent: (id, at) => route(id, (o, id) => o.markSent(id, at)),
+    retry: (id, dueAt, error) => route(id, (o, id) => o.retry(id, dueAt, error)),
+    markFailed: (id, error) => route(id, (o, id) => o.markFailed(id, error)),
+    drop: (id, reason) => route(id, (o, id) => o.drop(id, reason)),
+    release: (id) => route(id, (o, id) => o.release(id)),
+    nextDue: Effect.zipWith(daily.nextDue, spells.nextDue, (a, b) => (a === null ? b : b === null ? a : Math.min(a, b))),
+    stats: Effect.zipWith(daily.stats, spells.stats, (a, b) => ({
+      pending: a.pending + b.pending,
+      failed: a.failed + b.failed,
+      oldestPending:
+        a.oldestPending === null ? b.oldestPending : b.oldestPending === null ? a.oldestPending : Math.min(a.oldestPending, b.oldestPending)
+    }))
   })
 })
 

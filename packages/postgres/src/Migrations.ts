@@ -15,6 +15,7 @@ import places from "./migrations/0008_places.js"
 import geocoderClaims from "./migrations/0009_geocoder_claims.js"
 import payloadsJsonOnly from "./migrations/0010_payloads_json_only.js"
 import fairShares from "./migrations/0011_fair_shares.js"
+import spellAlerts from "./migrations/0012_spell_alerts.js"
 
 /** Every migration, in order. Imported statically so a bundled server carries them. */
 export const migrations = Migrator.fromRecord({
@@ -28,7 +29,8 @@ export const migrations = Migrator.fromRecord({
   "0008_places": places,
   "0009_geocoder_claims": geocoderClaims,
   "0010_payloads_json_only": payloadsJsonOnly,
-  "0011_fair_shares": fairShares
+  "0011_fair_shares": fairShares,
+  "0012_spell_alerts": spellAlerts
 })
 
 /** An arbitrary constant naming "this service's migrations" among advisory locks. */

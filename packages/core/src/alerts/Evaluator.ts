@@ -22,10 +22,12 @@ import { CellData } from "../weather/CellData.js"
 import type { DailySeries } from "../weather/DailySeries.js"
 import { AlertSettings } from "./AlertSettings.js"
 import { deliverable } from "./Delivery.js"
-import { RULES } from "./Kinds.js"
+import type { RankedSpell } from "../spells/SpellWords.js"
+import { isSpellKind, RULES } from "./Kinds.js"
 import * as Message from "./Message.js"
-import { AlertLog, type Delivery, Watches } from "./Ports.js"
+import { AlertLog, type Delivery, type Watch, Watches } from "./Ports.js"
 import * as Qualifying from "./Qualifying.js"
+import * as SpellAlerts from "./SpellAlerts.js"
 
 export class AlertEvaluator extends Context.Tag("@climate-grade/core/AlertEvaluator")<
   AlertEvaluator,
@@ -45,8 +47,24 @@ export class AlertEvaluator extends Context.Tag("@climate-grade/core/AlertEvalua
 /** Gradings kept, for the cells evaluated most recently. */
 const GRADINGS_HELD = 32
 
+/** What the spells rules give the evaluator for a cell: `/spells`' `now` and the record's first year. */
+export interface SpellsNow {
+  readonly now: ReadonlyArray<RankedSpell>
+  readonly since: number
+}
+
 export interface EvaluatorOptions {
   readonly makeGrading: (history: DailySeries) => Grading
+  /**
+   * The cell's heat waves and cold spells on or coming (the spells view's `now`), from the history
+   * held and the forecast; null without a baseline. Without it, spell kinds make no alert.
+   */
+  readonly spellsNow?: (input: {
+    readonly cellKey: string
+    readonly history: DailySeries
+    readonly forecast: DailySeries
+    readonly today: CivilDate.EpochDay
+  }) => SpellsNow | null
   /** Called after an alert's message is queued, to wake the sender. */
   readonly onQueued: Effect.Effect<void>
 }
@@ -95,9 +113,34 @@ export const make = (options: EvaluatorOptions) =>
           forecast: forecast.series,
           grade: grading.grade
         })
-        if (found.length === 0) return
+        const wantsSpells = watched.some((w) => w.kinds.some(isSpellKind))
+        const spells =
+          wantsSpells && options.spellsNow !== undefined
+            ? options.spellsNow({ cellKey: cell.key, history: history.series, forecast: forecast.series, today })
+            : null
+        const spellsFound =
+          spells === null ? [] : SpellAlerts.candidates({ now: spells.now, today, daysAhead: settings.daysAhead })
+        if (found.length === 0 && spellsFound.length === 0) return
+
+        // The user's switch is read in the transaction that records the alert: a muted alert is
+        // dropped, not queued, and a later unmute does not replay it.
+        const recordWith = (watch: Watch, record: (delivery: Delivery) => Effect.Effect<boolean>) =>
+          uow.transaction(
+            Effect.gen(function* () {
+              const user = yield* users.findById(watch.userId)
+              const delivery: Delivery = !settings.deliveryConfigured
+                ? "off"
+                : Option.isSome(user) && deliverable(user.value)
+                  ? "queued"
+                  : "muted"
+              return [yield* record(delivery), delivery] as const
+            })
+          )
+        const linkTo = (watch: Watch, date: CivilDate.EpochDay) =>
+          Message.link({ origin: settings.siteOrigin, basePath: settings.basePath, lat: watch.lat, lon: watch.lon, date })
+
         for (const watch of watched) {
-          const made = yield* log.madeSince(watch.id, today)
+          const made = found.length === 0 ? new Set<string>() : yield* log.madeSince(watch.id, today)
           for (const candidate of Qualifying.fresh(found, watch.kinds, made)) {
             const variable = RULES[candidate.kind].variable
             const content = Message.content({
@@ -106,43 +149,52 @@ export const make = (options: EvaluatorOptions) =>
               kind: candidate.kind,
               variable,
               grade: candidate.grade,
-              link: Message.link({
-                origin: settings.siteOrigin,
-                basePath: settings.basePath,
-                lat: watch.lat,
-                lon: watch.lon,
-                date: candidate.date
-              })
+              link: linkTo(watch, candidate.date)
             })
-            // The user's switch is read in the transaction that records the alert: a muted
-            // alert is dropped, not queued, and a later unmute does not replay it.
-            const [created, delivery] = yield* uow.transaction(
-              Effect.gen(function* () {
-                const user = yield* users.findById(watch.userId)
-                const delivery: Delivery = !settings.deliveryConfigured
-                  ? "off"
-                  : Option.isSome(user) && deliverable(user.value)
-                    ? "queued"
-                    : "muted"
-                const created = yield* log.record(
-                  {
-                    watchId: watch.id,
-                    userId: watch.userId,
-                    date: candidate.date,
-                    kind: candidate.kind,
-                    variable,
-                    grade: candidate.grade,
-                    content,
-                    at: now
-                  },
-                  delivery
-                )
-                return [created, delivery] as const
-              })
+            const [created, delivery] = yield* recordWith(watch, (delivery) =>
+              log.record(
+                {
+                  watchId: watch.id,
+                  userId: watch.userId,
+                  date: candidate.date,
+                  kind: candidate.kind,
+                  variable,
+                  grade: candidate.grade,
+                  content,
+                  at: now
+                },
+                delivery
+              )
             )
             if (!created) continue
             yield* Effect.logInfo(
               `alert: ${candidate.kind} on ${CivilDate.format(candidate.date)} at ${cell.key} for watch ${watch.id} (${delivery})`
+            )
+            if (delivery === "queued") yield* options.onQueued
+          }
+          for (const candidate of spellsFound) {
+            if (!watch.kinds.includes(candidate.kind) || spells === null) continue
+            const content = SpellAlerts.content({ place, candidate, since: spells.since, link: linkTo(watch, candidate.start) })
+            const [created, delivery] = yield* recordWith(watch, (delivery) =>
+              log.recordSpell(
+                {
+                  watchId: watch.id,
+                  userId: watch.userId,
+                  kind: candidate.kind,
+                  start: candidate.start,
+                  end: candidate.end,
+                  severity: candidate.spell.severity,
+                  rank: candidate.spell.rank_peak,
+                  of: candidate.spell.of,
+                  content,
+                  at: now
+                },
+                delivery
+              )
+            )
+            if (!created) continue
+            yield* Effect.logInfo(
+              `alert: ${candidate.kind} from ${CivilDate.format(candidate.start)} at ${cell.key} for watch ${watch.id} (${delivery})`
             )
             if (delivery === "queued") yield* options.onQueued
           }

@@ -11,7 +11,8 @@ import type { Cell } from "../Cell.js"
 import type * as CivilDate from "../CivilDate.js"
 import type { Grade } from "../data/Payloads.js"
 import type { Variable } from "../weather/DailySeries.js"
-import type { Kind } from "./Kinds.js"
+import type { SpellSeverity } from "../spells/SpellWords.js"
+import type { DailyKind, Kind, SpellKind } from "./Kinds.js"
 
 export interface Watch {
   readonly id: string
@@ -57,11 +58,26 @@ export interface NewAlert {
   readonly watchId: string
   readonly userId: UserId
   readonly date: CivilDate.EpochDay
-  readonly kind: Kind
+  readonly kind: DailyKind
   readonly variable: Variable
   readonly grade: Grade
   readonly content: string
   /** Epoch ms of the evaluation that made it; the outbox's 24-hour window starts here. */
+  readonly at: number
+}
+
+/** A heat wave's or cold spell's alert: one per watch and spell, the spell's days as last seen. */
+export interface NewSpellAlert {
+  readonly watchId: string
+  readonly userId: UserId
+  readonly kind: SpellKind
+  readonly start: CivilDate.EpochDay
+  readonly end: CivilDate.EpochDay
+  readonly severity: SpellSeverity
+  /** Its `rank_peak` and `of` when the alert was made. */
+  readonly rank: number
+  readonly of: number
+  readonly content: string
   readonly at: number
 }
 
@@ -74,10 +90,14 @@ export interface SentAlert {
   readonly lat: number
   readonly lon: number
   readonly label: string | null
+  /** The day that qualified; a spell's first day. */
   readonly date: CivilDate.EpochDay
   readonly kind: Kind
-  readonly variable: Variable
-  readonly grade: Grade
+  /** Null for a spell's alert. */
+  readonly variable: Variable | null
+  readonly grade: Grade | null
+  /** A spell's alert: its days as last seen and its severity. */
+  readonly spell?: { readonly start: CivilDate.EpochDay; readonly end: CivilDate.EpochDay; readonly severity: SpellSeverity }
   readonly content: string
   readonly createdAt: Date
   /** `muted`/`off` as recorded; else the message's state in the outbox. */
@@ -95,6 +115,14 @@ export class AlertLog extends Context.Tag("@climate-grade/core/AlertLog")<
      * `delivery` is `queued`, its message in the outbox — in one transaction. True when created.
      */
     readonly record: (alert: NewAlert, delivery: Delivery) => Effect.Effect<boolean>
+    /**
+     * Records a spell's alert unless the watch has one of its kind whose days overlap it: that
+     * is the same spell, moved by a newer forecast, and its days become these (so a spell that
+     * keeps moving stays one spell). The check and the write hold the watch's row, so instances
+     * evaluating the cell at once record it once. With `queued`, its message goes to the outbox
+     * in the same transaction. True when created.
+     */
+    readonly recordSpell: (alert: NewSpellAlert, delivery: Delivery) => Effect.Effect<boolean>
     /** The user's latest alerts, newest first. */
     readonly recent: (userId: UserId, limit: number) => Effect.Effect<ReadonlyArray<SentAlert>>
   }

@@ -8,11 +8,11 @@ import type * as CivilDate from "../CivilDate.js"
 import type { Grade } from "../data/Payloads.js"
 import { valueOn } from "../data/Views.js"
 import type * as DailySeries from "../weather/DailySeries.js"
-import { type Kind, kinds, qualifies, RULES } from "./Kinds.js"
+import { type DailyKind, dailyKinds, type Kind, qualifies, RULES } from "./Kinds.js"
 
 export interface Candidate {
   readonly date: CivilDate.EpochDay
-  readonly kind: Kind
+  readonly kind: DailyKind
   readonly grade: Grade
 }
 
@@ -32,7 +32,7 @@ export interface CandidateInput {
 export const candidates = (input: CandidateInput): ReadonlyArray<Candidate> => {
   const out: Array<Candidate> = []
   for (const date of watchedDays(input.today, input.daysAhead)) {
-    for (const kind of kinds) {
+    for (const kind of dailyKinds) {
       const value = valueOn(input.forecast, RULES[kind].variable, date)
       if (Number.isNaN(value)) continue
       const grade = input.grade(RULES[kind].variable, date, value)

@@ -45,7 +45,7 @@ describe("qualifying days and kinds", () => {
     const found = Qualifying.candidates({ today, daysAhead: s.daysAhead, forecast: series, grade })
     const expected: Array<string> = []
     for (let date = today; date <= today + s.daysAhead; date++) {
-      for (const kind of Kinds.kinds) {
+      for (const kind of Kinds.dailyKinds) {
         const variable = Kinds.RULES[kind].variable
         const i = date - series.start
         if (i < 0 || i >= s.days || Number.isNaN(series[variable][i]!)) continue
@@ -87,14 +87,14 @@ describe("qualifying days and kinds", () => {
   )
 
   it("an ungraded value (fewer than 30 samples) never qualifies", () => {
-    for (const kind of Kinds.kinds) expect(Kinds.qualifies(kind, gradeOf("tmax", null, 50))).toBe(false)
+    for (const kind of Kinds.dailyKinds) expect(Kinds.qualifies(kind, gradeOf("tmax", null, 50))).toBe(false)
   })
 
   it("kinds: a non-empty list of known kinds, repeats collapsed, canonical order; else a detail", () => {
     expect(Kinds.parse(["wet", "heat", "wet"])).toEqual(Either.right(["heat", "wet"]))
     expect(Either.isLeft(Kinds.parse([]))).toBe(true)
     expect(Either.isLeft(Kinds.parse("heat"))).toBe(true)
-    expect(Kinds.parse(["heat", "hot"])).toEqual(Either.left(`Unknown kind "hot" in 'kinds': expected a non-empty list of heat, cold, wet.`))
+    expect(Kinds.parse(["heat", "hot"])).toEqual(Either.left(`Unknown kind "hot" in 'kinds': expected a non-empty list of heat, cold, wet, heatwave, coldspell.`))
   })
 
   it.prop(

@@ -15,7 +15,10 @@ import {
 } from "./Errors.js"
 
 export const Kind = Schema.Literal(...Kinds.kinds).annotations({
-  description: "heat: tmax much-above or record-high; cold: tmin much-below or record-low; wet: precip much-above or record-high"
+  description:
+    "heat: tmax much-above or record-high; cold: tmin much-below or record-low; wet: precip much-above or record-high " +
+    "(one alert per day and kind); heatwave, coldspell: a severe or extreme heat wave or cold spell of the spells view's " +
+    "`now` starting within the watched days (one alert per spell, however the forecast moves it)"
 })
 
 export const Watch = Schema.Struct({
@@ -55,10 +58,23 @@ export const SentAlert = Schema.Struct({
   lat: Schema.Number.annotations({ description: "The watch's latitude" }),
   lon: Schema.Number.annotations({ description: "The watch's longitude" }),
   label: Schema.String.annotations({ description: "The place's label when the alert was made" }),
-  date: Schema.String.annotations({ description: "The forecast day that qualified, YYYY-MM-DD (the cell's local date)" }),
+  date: Schema.String.annotations({
+    description: "The forecast day that qualified, YYYY-MM-DD (the cell's local date); a spell's first day"
+  }),
   kind: Kind,
-  variable: Schema.Literal("tmax", "tmin", "precip").annotations({ description: "The variable the kind is about" }),
-  grade: Schema.propertySignature(Payloads.Grade).annotations({ description: "The day's grade for that variable when the alert was made" }),
+  variable: Schema.NullOr(Schema.Literal("tmax", "tmin", "precip")).annotations({
+    description: "The variable the kind is about; null for a spell's alert"
+  }),
+  grade: Schema.propertySignature(Schema.NullOr(Payloads.Grade)).annotations({
+    description: "The day's grade for that variable when the alert was made; null for a spell's alert"
+  }),
+  spell: Schema.optional(
+    Schema.Struct({
+      start: Schema.String.annotations({ description: "Its first day as last forecast, YYYY-MM-DD" }),
+      end: Schema.String.annotations({ description: "Its last day as last forecast, YYYY-MM-DD" }),
+      severity: Schema.Literal("low", "severe", "extreme").annotations({ description: "Its severity when the alert was made" })
+    })
+  ).annotations({ description: "A spell's alert only (heatwave, coldspell)" }),
   content: Schema.String.annotations({ description: "The direct message's text" }),
   status: Schema.Literal("pending", "sent", "failed", "dropped", "muted", "off").annotations({
     description:

@@ -41,6 +41,15 @@ const sentJson = (alert: SentAlert) => ({
   kind: alert.kind,
   variable: alert.variable,
   grade: alert.grade,
+  ...(alert.spell === undefined
+    ? {}
+    : {
+        spell: {
+          start: CivilDate.format(alert.spell.start),
+          end: CivilDate.format(alert.spell.end),
+          severity: alert.spell.severity
+        }
+      }),
   content: alert.content,
   status: alert.status,
   created_at: alert.createdAt.toISOString(),
