@@ -15,7 +15,7 @@ import { AlertEvaluator, type EvaluatorOptions, make as makeEvaluator } from "./
 import { ChatBot, Watches } from "./Ports.js"
 import * as Sender from "./Sender.js"
 
-export const layer = (options: Pick<EvaluatorOptions, "makeGrading" | "spellsNow">) =>
+export const layer = (options: Pick<EvaluatorOptions, "makeGrading">) =>
   Layer.scoped(
     AlertEvaluator,
     Effect.gen(function* () {

@@ -20,9 +20,12 @@ import { bytes as seriesBytes } from "../weather/DailySeries.js"
 import type { Grading } from "../data/Views.js"
 import { CellData } from "../weather/CellData.js"
 import type { DailySeries } from "../weather/DailySeries.js"
+import type { History } from "../weather/Held.js"
 import { AlertSettings } from "./AlertSettings.js"
 import { deliverable } from "./Delivery.js"
+import * as Spells from "../spells/Spells.js"
 import type { RankedSpell } from "../spells/SpellWords.js"
+import * as Baseline from "../trend/Baseline.js"
 import { isSpellKind, RULES } from "./Kinds.js"
 import * as Message from "./Message.js"
 import { AlertLog, type Delivery, type Watch, Watches } from "./Ports.js"
@@ -47,24 +50,8 @@ export class AlertEvaluator extends Context.Tag("@climate-grade/core/AlertEvalua
 /** Gradings kept, for the cells evaluated most recently. */
 const GRADINGS_HELD = 32
 
-/** What the spells rules give the evaluator for a cell: `/spells`' `now` and the record's first year. */
-export interface SpellsNow {
-  readonly now: ReadonlyArray<RankedSpell>
-  readonly since: number
-}
-
 export interface EvaluatorOptions {
   readonly makeGrading: (history: DailySeries) => Grading
-  /**
-   * The cell's heat waves and cold spells on or coming (the spells view's `now`), from the history
-   * held and the forecast; null without a baseline. Without it, spell kinds make no alert.
-   */
-  readonly spellsNow?: (input: {
-    readonly cellKey: string
-    readonly history: DailySeries
-    readonly forecast: DailySeries
-    readonly today: CivilDate.EpochDay
-  }) => SpellsNow | null
   /** Called after an alert's message is queued, to wake the sender. */
   readonly onQueued: Effect.Effect<void>
 }
@@ -94,6 +81,34 @@ export const make = (options: EvaluatorOptions) =>
       return grading
     }
 
+    // A record's spell thresholds depend on its baseline alone: computed once per record end.
+    const thresholds = Lru.make<string, { readonly end: number; readonly held: Spells.Thresholds | null }>({
+      name: "alert-spell-thresholds",
+      capacity: GRADINGS_HELD,
+      maxWeight: 64 * 1024,
+      weigh: () => 64
+    })
+    /** The heat waves and cold spells on or coming (the spells view's `now`), and the record's first year. */
+    const spellsNow = (key: string, history: History, forecast: DailySeries, today: CivilDate.EpochDay) => {
+      let held: Spells.Thresholds | null | undefined
+      if (Spells.thresholdsHeld(history.series, history.end)) {
+        const hit = thresholds.get(key)
+        if (hit !== undefined && hit.end === history.end) held = hit.held
+        else {
+          held = Spells.thresholds(history.series, Baseline.of(history.series.start, history.end))
+          thresholds.set(key, { end: history.end, held })
+        }
+      }
+      const built = Spells.build({
+        series: Spells.series(history.series, history.end, forecast),
+        recordLast: history.end,
+        today,
+        ...(held === undefined ? {} : { thresholds: held })
+      })
+      const now = built.now.filter((x) => x.kind === "heat" || x.kind === "cold").map(Spells.spellJson) as ReadonlyArray<RankedSpell>
+      return { now, since: CivilDate.toYmd(history.series.start).year }
+    }
+
     const evaluateCell = (cell: Cell) =>
       Effect.gen(function* () {
         const watched = yield* watches.forCell(cell.key)
@@ -114,10 +129,7 @@ export const make = (options: EvaluatorOptions) =>
           grade: grading.grade
         })
         const wantsSpells = watched.some((w) => w.kinds.some(isSpellKind))
-        const spells =
-          wantsSpells && options.spellsNow !== undefined
-            ? options.spellsNow({ cellKey: cell.key, history: history.series, forecast: forecast.series, today })
-            : null
+        const spells = wantsSpells ? spellsNow(cell.key, history, forecast.series, today) : null
         const spellsFound =
           spells === null ? [] : SpellAlerts.candidates({ now: spells.now, today, daysAhead: settings.daysAhead })
         if (found.length === 0 && spellsFound.length === 0) return
