@@ -9,7 +9,8 @@
  * and gzip intact, the sign-in throttle keyed on the real client address (clients on 127.0.0.5
  * and 127.0.0.6), one alert sent once across the three, no failed GET while an instance is
  * killed with SIGKILL, and no failed request of any kind (POSTs included) across a rolling
- * restart (SIGTERM one at a time, each started again). Counts are printed.
+ * restart (SIGTERM one at a time, each started again), and a place's data held by nginx's cache
+ * for its s-maxage, so 10,000 requests for it reach the instances a handful of times. Counts are printed.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
@@ -90,12 +91,17 @@ const nginxDirectory = () => {
   return dir
 }
 
+/** The repository's http-level cache settings, the cache in `dir`. */
+const cacheConf = (dir: string) =>
+  readFileSync(join(repository, "deploy/nginx/climate-grade-cache.conf"), "utf8").replaceAll("/var/cache/nginx/climate-grade", `${dir}/cache`)
+
 /** nginx on a loopback port, before the given instances, with the repository's proxy settings. */
 const startNginx = async (ports: ReadonlyArray<number>) => {
   const dir = nginxDirectory()
   const port = await BuiltServer.freePort()
   // The snippet as the repository ships it, copied so that an unprivileged nginx can read it.
   writeFileSync(join(dir, "climate-grade-proxy.conf"), readFileSync(join(repository, "deploy/nginx/climate-grade-proxy.conf")))
+  writeFileSync(join(dir, "climate-grade-cache.conf"), cacheConf(dir))
   writeFileSync(
     join(dir, "nginx.conf"),
     `worker_processes 1;
@@ -110,6 +116,7 @@ http {
   fastcgi_temp_path ${dir}/tmp/fastcgi;
   uwsgi_temp_path ${dir}/tmp/uwsgi;
   scgi_temp_path ${dir}/tmp/scgi;
+  include ${dir}/climate-grade-cache.conf;
   upstream climate_grade {
 ${ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join("\n")}
     keepalive 32;
@@ -122,7 +129,7 @@ ${ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).joi
 }
 `
   )
-  for (const file of ["nginx.conf", "climate-grade-proxy.conf"]) chmodSync(join(dir, file), 0o644)
+  for (const file of ["nginx.conf", "climate-grade-proxy.conf", "climate-grade-cache.conf"]) chmodSync(join(dir, file), 0o644)
   const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
   const child = spawn(nginxBinary!, ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "logs/error.log")], {
     stdio: ["ignore", "pipe", "pipe"],
@@ -231,8 +238,10 @@ describe.runIf(
         ALERT_POLL_MS: "200"
       }
       const instances: Array<BuiltServer.Running> = []
+      const logFiles: Array<string> = []
       const startInstance = async (i: number) => {
         const logFile = join(left.tempDir(), "server.log")
+        logFiles.push(logFile)
         instances[i] = left.track(await BuiltServer.start({ ...env, PORT: String(ports[i]) }, { logFile, timeoutMs: 120_000 }))
       }
       // One first (it migrates), then the other two.
@@ -266,6 +275,54 @@ describe.runIf(
         const again = await send(`${origin}${place}`, { headers: { "accept-encoding": "gzip", "if-none-match": etag } })
         expect([again.status, again.body.length, again.headers.etag]).toEqual([304, 0, etag])
       }
+
+      // A link that goes viral: 10,000 requests for one new place within a minute, half of them
+      // revalidations as browsers send, paced over about 30 s. nginx holds the data answers for
+      // their s-maxage: the instances see the first request and about one per view per window.
+      const viral = "/api/v2/cell?lat=45.1&lon=7.7"
+      // Counted from the instances' own access lines.
+      const reached = () => logFiles.reduce((n, file) => n + readFileSync(file, "utf8").split(viral).length - 1, 0)
+      const reachedBefore = reached()
+      const sharedMaxAge = Number(/s-maxage=(\d+)/.exec(String((await send(`${origin}${place}`)).headers["cache-control"]))?.[1])
+      expect(sharedMaxAge).toBeGreaterThanOrEqual(1)
+      const viralAgent = new Agent({ keepAlive: true, maxSockets: 32 })
+      const cacheStatus = new Map<string, number>()
+      const viralStatus = new Map<number, number>()
+      let viralEtag = ""
+      let next = 0
+      const viralStart = Date.now()
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          for (let i = next++; i < 10_000; i = next++) {
+            const due = viralStart + i * 3
+            if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()))
+            const revalidate = i % 2 === 1 && viralEtag !== ""
+            const answer = await send(`${origin}${viral}`, {
+              agent: viralAgent,
+              headers: { "accept-encoding": "gzip", ...(revalidate ? { "if-none-match": viralEtag } : {}) }
+            })
+            if (answer.status === 200 && viralEtag === "") viralEtag = String(answer.headers.etag)
+            viralStatus.set(answer.status, (viralStatus.get(answer.status) ?? 0) + 1)
+            const cached = String(answer.headers["x-cache-status"])
+            cacheStatus.set(cached, (cacheStatus.get(cached) ?? 0) + 1)
+          }
+        })
+      )
+      viralAgent.destroy()
+      const viralSeconds = (Date.now() - viralStart) / 1000
+      // The access lines are written as the answers go out: give the last a moment.
+      await new Promise((r) => setTimeout(r, 500))
+      const atInstances = reached() - reachedBefore
+      const allowed = Math.ceil(viralSeconds / sharedMaxAge) + 1
+      console.log(
+        `nginx: a viral place: 10,000 requests in ${viralSeconds.toFixed(1)} s (${[...viralStatus].map(([k, v]) => `${v} × ${k}`).join(", ")}; ` +
+          `cache ${[...cacheStatus].map(([k, v]) => `${k} ${v}`).join(", ")}) reached the instances ${atInstances} times ` +
+          `(s-maxage ${sharedMaxAge} s: at most ${allowed})`
+      )
+      expect([...viralStatus.keys()].every((status) => status === 200 || status === 304)).toBe(true)
+      expect(viralSeconds).toBeLessThan(60)
+      expect(atInstances).toBeGreaterThanOrEqual(1)
+      expect(atInstances).toBeLessThanOrEqual(allowed)
 
       // The throttle counts the client nginx saw, not nginx: 127.0.0.5 is refused after three
       // failures (on any instance: the count is in the database), 127.0.0.6 is not.
@@ -362,11 +419,12 @@ describe.runIf(
       .replace(/listen 443\b/g, `listen 127.0.0.1:${https}`)
     writeFileSync(join(dir, "site.conf"), site)
     writeFileSync(join(dir, "climate-grade-proxy.conf"), readFileSync(join(repository, "deploy/nginx/climate-grade-proxy.conf")))
+    writeFileSync(join(dir, "climate-grade-cache.conf"), cacheConf(dir))
     writeFileSync(
       join(dir, "nginx.conf"),
-      `pid ${dir}/nginx.pid;\nerror_log ${dir}/logs/error.log;\nevents {}\nhttp {\n  access_log off;\n  proxy_temp_path ${dir}/tmp/proxy;\n  client_body_temp_path ${dir}/tmp/body;\n  fastcgi_temp_path ${dir}/tmp/fastcgi;\n  uwsgi_temp_path ${dir}/tmp/uwsgi;\n  scgi_temp_path ${dir}/tmp/scgi;\n  include ${dir}/site.conf;\n}\n`
+      `pid ${dir}/nginx.pid;\nerror_log ${dir}/logs/error.log;\nevents {}\nhttp {\n  access_log off;\n  proxy_temp_path ${dir}/tmp/proxy;\n  client_body_temp_path ${dir}/tmp/body;\n  fastcgi_temp_path ${dir}/tmp/fastcgi;\n  uwsgi_temp_path ${dir}/tmp/uwsgi;\n  scgi_temp_path ${dir}/tmp/scgi;\n  include ${dir}/climate-grade-cache.conf;\n  include ${dir}/site.conf;\n}\n`
     )
-    for (const file of ["site.conf", "climate-grade-proxy.conf", "nginx.conf", "privkey.pem", "fullchain.pem"]) chmodSync(join(dir, file), 0o644)
+    for (const file of ["site.conf", "climate-grade-proxy.conf", "climate-grade-cache.conf", "nginx.conf", "privkey.pem", "fullchain.pem"]) chmodSync(join(dir, file), 0o644)
     const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
     const result = spawnSync(nginxBinary!, ["-t", "-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "logs/error.log")], {
       encoding: "utf8",

@@ -22,7 +22,7 @@ import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { optionalUser } from "./AuthenticationLive.js"
 import { encode, precompressed } from "../protocol/Compression.js"
-import { CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY, weakEtag } from "../protocol/ConditionalGet.js"
+import { CACHE_CONTROL, DATA_CACHE_CONTROL, ifNoneMatchMatches, notModified, VARY, weakEtag } from "../protocol/ConditionalGet.js"
 import * as DataQuery from "./DataQuery.js"
 import * as HttpMetrics from "../edge/HttpMetrics.js"
 import {
@@ -84,12 +84,12 @@ export const make = Effect.gen(function* () {
       if (ifNoneMatchMatches(request.headers["if-none-match"], etag)) {
         HttpMetrics.countCacheAnswer("not_modified")
         index.remember(request.originalUrl, { etag, validUntil })
-        return notModified(etag)
+        return notModified(etag, DATA_CACHE_CONTROL)
       }
       const payload = yield* body
       const encoded = index.encoded(request.originalUrl, etag) ?? (yield* encode(payload.json))
       index.remember(request.originalUrl, { etag, validUntil, body: encoded })
-      return precompressed(request, encoded, { etag, "cache-control": CACHE_CONTROL })
+      return precompressed(request, encoded, { etag, "cache-control": DATA_CACHE_CONTROL })
     })
 
   const view = <A, E, R>(plan: Effect.Effect<DataViews.Plan<A>, E, R>) =>
@@ -113,6 +113,7 @@ export const make = Effect.gen(function* () {
       // Only a full bundle may fetch a new cell (prefetch never calls the weather upstream).
       const found = yield* (prefetch ? views.bundle(cell, { prefetch }) : gate(cell, views.bundle(cell, { prefetch })))
       if (Option.isNone(found)) {
+        // Not held yet: a shared cache must not keep this answer past the place's first load.
         return HttpServerResponse.empty({ status: 204, headers: { "cache-control": CACHE_CONTROL, vary: VARY } })
       }
       const plan = found.value

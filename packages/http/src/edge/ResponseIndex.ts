@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Lru } from "@climate-grade/core"
 import * as Context from "effect/Context"
-import { CACHE_CONTROL, ifNoneMatchMatches, VARY } from "../protocol/ConditionalGet.js"
+import { DATA_CACHE_CONTROL, ifNoneMatchMatches, VARY } from "../protocol/ConditionalGet.js"
 import { type Encoded, sendsGzip } from "../protocol/Compression.js"
 import { HEADER as REQUEST_ID } from "./RequestId.js"
 import * as PrebuiltHead from "./PrebuiltHead.js"
@@ -139,7 +139,7 @@ export const answer = <E>(
   if (req.method !== "GET" || req.url === undefined) return undefined
   const held = index.lookup(req.url, Date.now())
   if (held === undefined) return undefined
-  if (held.head === undefined) held.head = ["etag", held.etag, "cache-control", CACHE_CONTROL, "vary", VARY, ...fixed]
+  if (held.head === undefined) held.head = ["etag", held.etag, "cache-control", DATA_CACHE_CONTROL, "vary", VARY, ...fixed]
   const head = held.head
   const inm = req.headers["if-none-match"]
   // A client revalidating sends back exactly the ETag it was given: no parsing for that.

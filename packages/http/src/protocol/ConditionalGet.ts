@@ -40,9 +40,22 @@ export const ifNoneMatchMatches = (header: string | undefined, etag: string): bo
   return ours !== null && tags.includes(ours[2]!)
 }
 
+/** Pages, static assets and the share card: every cache asks before each use. */
 export const CACHE_CONTROL = "no-cache"
+
+/** How long a shared cache (nginx's proxy_cache, a CDN) may answer a data view without asking. */
+export const SHARED_MAX_AGE_SECONDS = 10
+
+/**
+ * Data answers: a browser revalidates before each use (`max-age=0`: stale at once, and RFC 9111
+ * lets no cache use a stale answer unless told it may), while a shared cache may answer for
+ * `s-maxage` seconds, so a place shared in a busy chat reaches the instances once per window.
+ * No `stale-while-revalidate`: browsers honour it too, and would then show an answer without
+ * asking first; a proxy gets that effect from its own settings (deploy/nginx). docs/api.md "Caching".
+ */
+export const DATA_CACHE_CONTROL = `max-age=0, s-maxage=${SHARED_MAX_AGE_SECONDS}`
 export const VARY = "Accept-Encoding"
 
 /** The empty 304: ETag, Cache-Control and Vary, and nothing of the body. */
-export const notModified = (etag: string): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.empty({ status: 304, headers: { etag, "cache-control": CACHE_CONTROL, vary: VARY } })
+export const notModified = (etag: string, cacheControl: string = CACHE_CONTROL): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.empty({ status: 304, headers: { etag, "cache-control": cacheControl, vary: VARY } })
