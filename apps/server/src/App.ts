@@ -33,6 +33,7 @@ import {
   CellStoreRepo,
   ColdCellSlotsRepo,
   Database,
+  GeocoderPaceRepo,
   Health,
   LoginAttemptsRepo,
   Migrations,
@@ -116,7 +117,7 @@ const dataLayer = (config: AppConfig) =>
           url: config.geocoder.url,
           searchUrl: config.geocoder.searchUrl,
           userAgent: config.geocoder.userAgent
-        }).pipe(Layer.provide(NominatimPacer.layer())),
+        }).pipe(Layer.provide(NominatimPacer.layer()), Layer.provide(GeocoderPaceRepo.layer)),
         PlacesRepo.layer
       )
     ),

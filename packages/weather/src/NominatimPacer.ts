@@ -10,12 +10,15 @@
  * `SEARCHES_PER_CLIENT` of one client waiting or running (one more is refused at once with
  * `SearchesQueued`, Retry-After estimated from the turns ahead).
  *
+ * With a `GeocoderPace` (the database, shared by every instance), each call also claims its start
+ * there, so the one-a-second is the deployment's, not each instance's.
+ *
  * Not `effect/RateLimiter`: its token bucket spaces the *starts* of calls (a token comes back
  * `interval` after it was taken), so a call slow to connect followed by a fast one reach the
  * server less than a second apart (862 ms measured in the place-search spacing test); nor a
  * semaphore, whose waiters go first come, first served.
  */
-import { GeocoderQueue } from "@climate-grade/core"
+import { GeocoderPace, GeocoderQueue } from "@climate-grade/core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -23,6 +26,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 
 export class NominatimPacer extends Context.Tag("@climate-grade/weather/NominatimPacer")<
   NominatimPacer,
@@ -40,6 +44,8 @@ export const make = (interval: Duration.DurationInput = Duration.seconds(1), per
   Effect.gen(function* () {
     const gap = Duration.toMillis(interval)
     const queue = GeocoderQueue.make<Deferred.Deferred<void>>(perClient)
+    // With the deployment's pace (several instances on one database), each start is also claimed there.
+    const shared = yield* Effect.serviceOption(GeocoderPace.GeocoderPace)
     let running = false
     let lastEnded = Number.NEGATIVE_INFINITY
     const released: Array<number> = []
@@ -68,6 +74,13 @@ export const make = (interval: Duration.DurationInput = Duration.seconds(1), per
         while (now - lastEnded < gap) {
           yield* Effect.sleep(Duration.millis(lastEnded + gap - now))
           now = yield* Clock.currentTimeMillis
+        }
+        if (Option.isSome(shared)) {
+          const start = yield* shared.value.claim(now, gap)
+          while (now < start) {
+            yield* Effect.sleep(Duration.millis(start - now))
+            now = yield* Clock.currentTimeMillis
+          }
         }
         released.push(now)
         if (released.length > 100) released.shift()

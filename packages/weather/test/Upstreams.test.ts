@@ -1,6 +1,6 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Cell, CivilDate, GeocoderQueue, RateLimited, UpstreamFailure, UpstreamTimeout } from "@climate-grade/core"
+import { Cell, CivilDate, GeocoderPace, GeocoderQueue, RateLimited, UpstreamFailure, UpstreamTimeout } from "@climate-grade/core"
 import { Metrics, Nominatim, NominatimPacer, OpenMeteo } from "@climate-grade/weather"
 import { FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import { HttpClient } from "@effect/platform"
@@ -286,6 +286,30 @@ describe("Nominatim client", () => {
       // Each call takes 300 ms; the next starts a second after it ended.
       expect(released.map((t) => t - start)).toEqual([0, 1300, 2600, 3900])
       expect(most).toBe(1)
+    }))
+
+  it.scoped("two pacers on one shared pace (two instances on one database) start their calls a second apart, not at once", () =>
+    Effect.gen(function* () {
+      let next: number | undefined
+      const shared = GeocoderPace.GeocoderPace.of({
+        claim: (now, gap) =>
+          Effect.sync(() => {
+            const step = GeocoderPace.step(next, now, gap)
+            next = step.next
+            return step.start
+          })
+      })
+      const [a, b] = yield* Effect.all([NominatimPacer.make("1 second"), NominatimPacer.make("1 second")]).pipe(
+        Effect.provideService(GeocoderPace.GeocoderPace, shared)
+      )
+      const start = yield* TestClock.currentTimeMillis
+      const call = Effect.sleep("300 millis")
+      const fibers = yield* Effect.forkAll([a.label(call), b.label(call), a.label(call), b.label(call)])
+      for (let i = 0; i < 60; i++) yield* TestClock.adjust("100 millis")
+      yield* Fiber.join(fibers)
+      const starts = [...(yield* a.released), ...(yield* b.released)].map((t) => t - start).sort((x, y) => x - y)
+      // Alone, each pacer would start its two calls at 0 and 1300 ms: together, one a second at most.
+      expect(starts).toEqual([0, 1000, 2000, 3000])
     }))
 
   it.scoped("the pacer's turns: a label before waiting searches, searches client by client; past a client's bound a search is refused at once", () =>
