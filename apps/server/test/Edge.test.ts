@@ -545,6 +545,7 @@ describe.skipIf(!Chromium.available())("the docs page in Chromium", () => {
           await page.getByLabel("Filter operations").fill("calendar")
           expect(await page.locator("#op-data-grade").isVisible()).toBe(false)
           expect(await page.locator("#op-data-calendar").isVisible()).toBe(true)
+          expect(await page.locator("#tag-auth").isVisible()).toBe(false)
           await page.getByLabel("Filter operations").fill("")
           expect(await page.locator("#op-data-grade").isVisible()).toBe(true)
         })

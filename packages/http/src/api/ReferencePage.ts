@@ -160,6 +160,9 @@ const FILTER = `<p id="filter-row" hidden><label for="filter">Filter operations<
     const words = field.value.trim().toLowerCase()
     const hide = (node) => { node.hidden = words !== "" && !node.textContent.toLowerCase().includes(words) }
     document.querySelectorAll("nav li, section.operation[id^='op-']").forEach(hide)
+    for (const tag of document.querySelectorAll("section.tag")) {
+      tag.hidden = [...tag.querySelectorAll("section.operation")].every((op) => op.hidden)
+    }
   })
 })()
 </script>`
@@ -191,7 +194,7 @@ export const render = (document: unknown): string => {
     .map((tag) => {
       const ofTag = operations.filter((o) => o.tag === tag)
       if (ofTag.length === 0) return ""
-      return `<section aria-labelledby="${anchor("tag", tag)}"><h2 id="${anchor("tag", tag)}">${escapeHtml(tag)}</h2>${prose(tagDescription(tag))}${ofTag
+      return `<section class="tag" aria-labelledby="${anchor("tag", tag)}"><h2 id="${anchor("tag", tag)}">${escapeHtml(tag)}</h2>${prose(tagDescription(tag))}${ofTag
         .map((o) => operation(o.method, o.path, o.op))
         .join("\n")}</section>`
     })
