@@ -4,15 +4,30 @@
  */
 import { getJson } from "./api.js"
 
-export type Kind = "heat" | "cold" | "wet"
-export const KINDS: ReadonlyArray<Kind> = ["heat", "cold", "wet"]
+export type Kind = "heat" | "cold" | "wet" | "heatwave" | "coldspell"
+export const KINDS: ReadonlyArray<Kind> = ["heat", "cold", "wet", "heatwave", "coldspell"]
 
 /** The kinds in words, as the checkboxes and lists show them. */
-export const KIND_WORD: Record<Kind, string> = { heat: "heat", cold: "cold", wet: "wet" }
+export const KIND_WORD: Record<Kind, string> = { heat: "heat", cold: "cold", wet: "wet", heatwave: "heat waves", coldspell: "cold spells" }
 export const KIND_HINT: Record<Kind, string> = {
   heat: "very high maximum temperature",
   cold: "very low minimum temperature",
-  wet: "very heavy precipitation"
+  wet: "very heavy precipitation",
+  heatwave: "a severe or extreme heat wave, one message per heat wave",
+  coldspell: "a severe or extreme cold spell, one message per cold spell"
+}
+
+/** What each kind means, as the account page explains it. */
+export const KIND_MEANING: Record<Kind, string> = {
+  heat: "A coming day whose high temperature is much above normal or a record for the place and time of year. One message per day.",
+  cold: "A coming day whose low temperature is much below normal or a record for the place and time of year. One message per day.",
+  wet: "A coming day whose precipitation is much above normal or a record for the place and time of year. One message per day.",
+  heatwave:
+    "A severe or extreme heat wave: three or more days whose mean temperature is above the place's hottest 5% of days and above the month before, " +
+    "ranked against every heat wave there since the record began. One message per heat wave, however the forecast moves it.",
+  coldspell:
+    "A severe or extreme cold spell: three or more days whose mean temperature is below the place's coldest 5% of days and below the month before, " +
+    "ranked against every cold spell there since the record began. One message per cold spell, however the forecast moves it."
 }
 
 export const kindsInWords = (kinds: ReadonlyArray<string>): string => {
@@ -33,8 +48,10 @@ export interface Watch {
 export interface SentAlert {
   readonly id: string
   readonly label: string
+  /** The day that qualified; a spell's first day. */
   readonly date: string
   readonly kind: Kind
+  readonly spell?: { readonly start: string; readonly end: string; readonly severity: string }
   readonly status: "pending" | "sent" | "failed" | "dropped" | "muted" | "off"
   readonly created_at: string
   readonly sent_at: string | null

@@ -6,6 +6,7 @@
 import { createRequire } from "node:module"
 import { performance } from "node:perf_hooks"
 import type { GradePayload } from "@climate-grade/core/data/Payloads"
+import type { NotableSpell } from "@climate-grade/core/spells/Notable"
 import { renderAsync, Resvg, type ResvgRenderOptions } from "@resvg/resvg-js"
 import * as CardSvg from "./CardSvg.js"
 import type { Units } from "./Words.js"
@@ -62,9 +63,9 @@ export interface Rendered {
  * Draws a place's card at once, on the calling thread: layout, rasterising and PNG encoding. For
  * a worker thread (CardWorker), never the server's event loop.
  */
-export const drawSync = (grade: GradePayload, units: Units): Rendered => {
+export const drawSync = (grade: GradePayload, units: Units, spell: NotableSpell | null = null): Rendered => {
   const start = performance.now()
-  const png = new Resvg(CardSvg.svg(grade, units, measure), OPTIONS).render().asPng()
+  const png = new Resvg(CardSvg.svg(grade, units, measure, spell), OPTIONS).render().asPng()
   return { png: new Uint8Array(png), ms: performance.now() - start }
 }
 
@@ -72,9 +73,14 @@ export const drawSync = (grade: GradePayload, units: Units): Rendered => {
  * Renders a place's card. The rasterising runs on libuv's thread pool (`renderAsync`), so the
  * event loop is held only for the layout and the PNG encoding; past `timeoutMs` it is abandoned.
  */
-export const render = async (grade: GradePayload, units: Units, timeoutMs = RENDER_TIMEOUT_MS): Promise<Rendered> => {
+export const render = async (
+  grade: GradePayload,
+  units: Units,
+  timeoutMs = RENDER_TIMEOUT_MS,
+  spell: NotableSpell | null = null
+): Promise<Rendered> => {
   const start = performance.now()
-  const svg = CardSvg.svg(grade, units, measure)
+  const svg = CardSvg.svg(grade, units, measure, spell)
   const image = await renderAsync(svg, OPTIONS, AbortSignal.timeout(timeoutMs))
   const png = image.asPng()
   return { png: new Uint8Array(png.buffer, png.byteOffset, png.byteLength), ms: performance.now() - start }

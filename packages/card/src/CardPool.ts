@@ -13,6 +13,7 @@ import { availableParallelism } from "node:os"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
 import type { GradePayload } from "@climate-grade/core/data/Payloads"
+import type { NotableSpell } from "@climate-grade/core/spells/Notable"
 import type { Rendered } from "./CardPng.js"
 import type { Reply } from "./CardWorker.js"
 import type { Units } from "./Words.js"
@@ -55,6 +56,7 @@ const workerCode = (): { readonly code: string | URL; readonly eval: boolean } =
 interface Job {
   readonly grade: GradePayload
   readonly units: Units
+  readonly spell: NotableSpell | null
   readonly resolve: (rendered: Rendered) => void
   readonly reject: (error: Error) => void
   readonly started: number
@@ -68,7 +70,7 @@ interface Slot {
 }
 
 export interface Pool {
-  readonly draw: (grade: GradePayload, units: Units, signal?: AbortSignal) => Promise<Rendered>
+  readonly draw: (grade: GradePayload, units: Units, signal?: AbortSignal, spell?: NotableSpell | null) => Promise<Rendered>
   /** Drawings under way and waiting. */
   readonly load: () => { readonly drawing: number; readonly waiting: number }
   readonly close: () => Promise<void>
@@ -131,7 +133,7 @@ export const make = (
       const job = queue.shift()
       if (job === undefined) return
       slot.job = job
-      ;(slot.worker ?? spawn(slot)).postMessage({ grade: job.grade, units: job.units })
+      ;(slot.worker ?? spawn(slot)).postMessage({ grade: job.grade, units: job.units, spell: job.spell })
     }
   }
 
@@ -150,7 +152,7 @@ export const make = (
     finish(slot, (j) => j.reject(error))
   }
 
-  const draw = (grade: GradePayload, units: Units, signal?: AbortSignal) =>
+  const draw = (grade: GradePayload, units: Units, signal?: AbortSignal, spell: NotableSpell | null = null) =>
     new Promise<Rendered>((resolve, reject) => {
       if (signal?.aborted) return reject(new DrawAborted("nobody waits for this card"))
       if (queue.length >= queueLimit) return reject(new PoolFull(`${queueLimit} cards are waiting to be drawn`))
@@ -158,6 +160,7 @@ export const make = (
       const job: Job = {
         grade,
         units,
+        spell,
         resolve,
         reject,
         started: performance.now(),

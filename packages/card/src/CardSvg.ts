@@ -5,8 +5,9 @@
  * Pure: text widths come from `measure` (the renderer's real font), so long names are fitted.
  */
 import type { GradePayload } from "@climate-grade/core/data/Payloads"
+import type { NotableSpell } from "@climate-grade/core/spells/Notable"
 import { inkOnColor, labelColor, PAGE } from "./Palette.js"
-import { SITE_NAME } from "./ShareText.js"
+import { SITE_NAME, spellText } from "./ShareText.js"
 import {
   formatCoordinates,
   formatValue,
@@ -24,7 +25,7 @@ import {
 import { formatShare, shownLabel, tieOf } from "@climate-grade/core/grading/Ties"
 
 /** The layout's version, part of the card's ETag: raise it with any change to what a card looks like. */
-export const VERSION = 2
+export const VERSION = 3
 
 export const WIDTH = 1200
 export const HEIGHT = 630
@@ -142,8 +143,14 @@ export const drawableLabel = (grade: GradePayload): string => {
   return DRAWABLE.test(label) ? label : formatCoordinates(grade.cell.lat, grade.cell.lon)
 }
 
-/** The card's SVG for a place's grade payload. */
-export const svg = (grade: GradePayload, units: Units, measure: Measure): string => {
+/** The band's colour for a heat wave or a cold spell (white text on it is AA). */
+const SPELL_FILL = { heat: "#b2182b", cold: "#2166ac" } as const
+
+/**
+ * The card's SVG for a place's grade payload; with a severe or extreme heat wave or cold spell on
+ * or coming, a band at the foot says it in place of the footer.
+ */
+export const svg = (grade: GradePayload, units: Units, measure: Measure, spell: NotableSpell | null = null): string => {
   const place = fitText(measure, drawableLabel(grade), WIDTH - 2 * MARGIN, 64, 40, 700)
   const since = sinceYearOf(Math.max(...VARIABLES.map((v) => grade.variables[v].n)), grade.date)
   const subtitle = `${longDate(grade.date)} · ${formatCoordinates(grade.cell.lat, grade.cell.lon)}`
@@ -155,7 +162,20 @@ export const svg = (grade: GradePayload, units: Units, measure: Measure): string
     text(MARGIN, 100, place.size, 700, PAGE.ink, place.content),
     text(MARGIN, 150, 30, 400, PAGE.muted, subtitle),
     ...VARIABLES.map((v, i) => panel(measure, grade, v, units, MARGIN + i * (PANEL_WIDTH + GAP))),
-    text(MARGIN, HEIGHT - 42, 24, 400, PAGE.muted, fitText(measure, footer, WIDTH - 2 * MARGIN - 260, 24, 18, 400).content),
+    ...(spell === null
+      ? [text(MARGIN, HEIGHT - 42, 24, 400, PAGE.muted, fitText(measure, footer, WIDTH - 2 * MARGIN - 260, 24, 18, 400).content)]
+      : (() => {
+          // Two lines: what and when, then its standing.
+          const [what = "", standing = ""] = spellText(spell, grade.date).split(": ")
+          const room = WIDTH - 2 * MARGIN - 240 - 36
+          const first = fitText(measure, what, room, 24, 17, 700)
+          const second = fitText(measure, standing.charAt(0).toUpperCase() + standing.slice(1), room, 22, 16, 400)
+          return [
+            `<rect x="${MARGIN - 14}" y="${HEIGHT - 84}" width="${WIDTH - 2 * MARGIN - 240}" height="72" rx="12" fill="${SPELL_FILL[spell.spell.kind]}"/>`,
+            text(MARGIN + 4, HEIGHT - 55, first.size, 700, "#ffffff", first.content),
+            text(MARGIN + 4, HEIGHT - 25, second.size, 400, "#ffffff", second.content)
+          ]
+        })()),
     text(WIDTH - MARGIN, HEIGHT - 42, 28, 700, PAGE.accent, SITE_NAME, ' text-anchor="end"'),
     "</svg>"
   ].join("")

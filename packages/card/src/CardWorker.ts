@@ -5,12 +5,14 @@
  */
 import { parentPort } from "node:worker_threads"
 import type { GradePayload } from "@climate-grade/core/data/Payloads"
+import type { NotableSpell } from "@climate-grade/core/spells/Notable"
 import { drawSync } from "./CardPng.js"
 import type { Units } from "./Words.js"
 
 export interface Job {
   readonly grade: GradePayload
   readonly units: Units
+  readonly spell: NotableSpell | null
 }
 
 export type Reply = { readonly png: Uint8Array; readonly ms: number } | { readonly error: string }
@@ -20,7 +22,7 @@ if (port === null) throw new Error("CardWorker runs as a worker thread")
 port.on("message", (job: Job) => {
   let reply: Reply
   try {
-    reply = drawSync(job.grade, job.units)
+    reply = drawSync(job.grade, job.units, job.spell)
   } catch (error) {
     reply = { error: error instanceof Error ? error.message : String(error) }
   }

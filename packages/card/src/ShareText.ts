@@ -5,6 +5,8 @@
  */
 import type { GradePayload } from "@climate-grade/core/data/Payloads"
 import { shownLabel, tieOf, tieWords } from "@climate-grade/core/grading/Ties"
+import type { NotableSpell } from "@climate-grade/core/spells/Notable"
+import { notice } from "@climate-grade/core/spells/SpellWords"
 import {
   formatValue,
   labelWords,
@@ -54,21 +56,40 @@ const verdict = (grade: GradePayload, units: Units): string => {
   return `${VARIABLE_NOUN[top]} ${formatValue(g.value, g.unit, units)}, ${labelWords(top, label)}`
 }
 
+const SHORT_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+/**
+ * A severe or extreme heat wave or cold spell on or coming, in words: "A severe heat wave from
+ * Thu 3 Dec: it would be the 4th hottest here since 1940 if the forecast holds." A preview is read
+ * days after it was made, so the first day is a date (or "today"), not a weekday alone.
+ */
+export const spellText = (notable: NotableSpell, today: string): string => {
+  const { spell } = notable
+  const started = spell.start <= today
+  const [, m, d] = spell.start.split("-").map(Number)
+  const weekday = longDate(spell.start).split(" ")[0]
+  const from = spell.start === today ? "today" : `${weekday} ${d} ${SHORT_MONTHS[m! - 1]}`
+  return `${notice(spell, notable.since, from, started)}.`
+}
+
 /**
  * The words for a place's today. `name` is the place name the user picked (already checked:
  * `PlaceName.parse`); the cell's label stays beside it so the reader knows which cell answered.
  */
-export const forGrade = (grade: GradePayload, name: string | null, units: Units): ShareText => {
+export const forGrade = (grade: GradePayload, name: string | null, units: Units, spell: NotableSpell | null = null): ShareText => {
   const label = placeLabel(grade)
   const place = name === null || name === label ? label : name
   const where = name === null || name === label ? label : `${name} (${label})`
   const since = sinceYearOf(Math.max(...VARIABLES.map((v) => grade.variables[v].n)), grade.date)
   const headline = `${place} today: ${verdict(grade, units)}`
   const grades = VARIABLES.map((v) => gradeWords(grade, v, units)).join("; ")
+  const told = spell === null ? "" : `${spellText(spell, grade.date)} `
   const description =
+    told +
     `${longDate(grade.date)} at ${where}: ${grades}. ` +
     `Each ranked against the same days of the year ${since === null ? "in the record" : `in every year since ${since}`}.`
   const imageAlt =
+    told +
     `${label}, ${longDate(grade.date)}: ` +
     VARIABLES.map((v) => {
       const g = grade.variables[v]

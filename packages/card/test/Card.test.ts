@@ -57,6 +57,22 @@ describe("CardSvg", () => {
     expect(CardSvg.svg(grade("Tokyo, JP"), "imperial", measure)).toContain(">70.5 °F<")
   })
 
+  it("a severe or extreme heat wave or cold spell on or coming: a band at the foot says it, with its standing", () => {
+    const spell = {
+      spell: { kind: "heat", start: "2026-11-28", end: "2026-12-02", severity: "severe", rank_peak: 4, of: 212, forecast: true },
+      since: 1940
+    } as const
+    const svg = CardSvg.svg(grade("Tokyo, JP"), "metric", measure, spell)
+    expect(svg).toContain(">A severe heat wave from Sat 28 Nov<")
+    expect(svg).toContain(">It would be the 4th hottest here since 1940 if the forecast holds.<")
+    expect(svg).toContain('fill="#b2182b"')
+    expect(svg).not.toContain("Ranked against the same days")
+    expect(CardSvg.svg(grade("Tokyo, JP"), "metric", measure, { ...spell, spell: { ...spell.spell, kind: "cold", start: "2026-11-26", severity: "extreme", rank_peak: 1 } })).toContain(
+      ">An extreme cold spell since today<"
+    )
+    expect(CardSvg.svg(grade("Tokyo, JP"), "metric", measure)).not.toContain("heat wave")
+  })
+
   it("names a place in a script the font lacks by its coordinates", () => {
     expect(CardSvg.drawableLabel(grade("東京都, JP"))).toBe("35.75°N 139.75°E")
     expect(CardSvg.drawableLabel(grade(null))).toBe("35.75°N 139.75°E")

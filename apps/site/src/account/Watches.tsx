@@ -9,7 +9,10 @@ import { longDate } from "../format.js"
 import { watchNames } from "../storage.js"
 import {
   type AlertsConfig,
+  KIND_MEANING,
   KIND_WORD,
+  KINDS,
+  type Kind,
   kindsInWords,
   loadConfig,
   loadSent,
@@ -18,7 +21,8 @@ import {
   type SentAlert,
   STATUS_WORD,
   stopWatching,
-  type Watch
+  type Watch,
+  watchPlace
 } from "../watches.js"
 import { plainDetail } from "../refusal.js"
 
@@ -61,6 +65,25 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
       () => setConfig(null)
     )
   }, [])
+
+  const change = async (watch: Watch, kinds: ReadonlyArray<Kind>) => {
+    setMessage(null)
+    if (kinds.length === 0) {
+      setMessage(`Keep at least one kind for ${watch.label}, or stop watching it.`)
+      return
+    }
+    try {
+      const answer = await watchPlace(watch.lat, watch.lon, kinds)
+      if (answer.status === 200 && answer.body !== null) {
+        setMessage(`${watch.label} is now watched for ${kindsInWords(answer.body.kinds)}.`)
+        await refresh()
+      } else {
+        setMessage(plainDetail(answer.detail) ?? `${watch.label} could not be changed. Try again later.`)
+      }
+    } catch {
+      setMessage("The service could not be reached. Check the connection and try again.")
+    }
+  }
 
   const stop = async (watch: Watch) => {
     setMessage(null)
@@ -109,6 +132,22 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
                         <strong>{link.text}</strong>
                       </a>{" "}
                       <span class="muted">{kindsInWords(w.kinds)}</span>
+                      <fieldset class="watch-kinds">
+                        <legend class="sr-only">Kinds watched at {w.label}</legend>
+                        {KINDS.map((k) => (
+                          <label key={k}>
+                            <input
+                              type="checkbox"
+                              checked={w.kinds.includes(k)}
+                              onChange={(e) => {
+                                const on = (e.currentTarget as HTMLInputElement).checked
+                                void change(w, KINDS.filter((x) => (x === k ? on : w.kinds.includes(x))))
+                              }}
+                            />
+                            {KIND_WORD[k]}
+                          </label>
+                        ))}
+                      </fieldset>
                     </span>
                     <button type="button" class="button" onClick={() => stop(w)}>
                       Stop watching {w.label}
@@ -121,6 +160,17 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
         <p role="status" class="muted">
           {message}
         </p>
+        <details class="kind-meanings">
+          <summary>What each kind means</summary>
+          <dl>
+            {KINDS.map((k) => (
+              <div key={k}>
+                <dt>{KIND_WORD[k]}</dt>
+                <dd>{KIND_MEANING[k]}</dd>
+              </div>
+            ))}
+          </dl>
+        </details>
       </section>
       <section class="panel" aria-labelledby="sent-title">
         <h2 id="sent-title">Last alerts</h2>
@@ -135,7 +185,8 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
               {sent.value.map((a) => (
                 <li key={a.id}>
                   <span>
-                    <strong>{longDate(a.date)}</strong> · {a.label} · {KIND_WORD[a.kind] ?? a.kind}
+                    <strong>{a.spell === undefined ? longDate(a.date) : `From ${longDate(a.date)}`}</strong> · {a.label} ·{" "}
+                    {a.spell === undefined ? (KIND_WORD[a.kind] ?? a.kind) : `${a.spell.severity} ${a.kind === "heatwave" ? "heat wave" : "cold spell"}`}
                   </span>
                   <span class="muted">{STATUS_WORD[a.status] ?? a.status}</span>
                 </li>

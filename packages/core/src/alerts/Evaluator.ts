@@ -23,9 +23,8 @@ import type { DailySeries } from "../weather/DailySeries.js"
 import type { History } from "../weather/Held.js"
 import { AlertSettings } from "./AlertSettings.js"
 import { deliverable } from "./Delivery.js"
-import * as Spells from "../spells/Spells.js"
-import type { RankedSpell } from "../spells/SpellWords.js"
-import * as Baseline from "../trend/Baseline.js"
+import * as Notable from "../spells/Notable.js"
+import type * as Spells from "../spells/Spells.js"
 import { isSpellKind, RULES } from "./Kinds.js"
 import * as Message from "./Message.js"
 import { AlertLog, type Delivery, type Watch, Watches } from "./Ports.js"
@@ -90,23 +89,14 @@ export const make = (options: EvaluatorOptions) =>
     })
     /** The heat waves and cold spells on or coming (the spells view's `now`), and the record's first year. */
     const spellsNow = (key: string, history: History, forecast: DailySeries, today: CivilDate.EpochDay) => {
+      const hit = thresholds.get(key)
       let held: Spells.Thresholds | null | undefined
-      if (Spells.thresholdsHeld(history.series, history.end)) {
-        const hit = thresholds.get(key)
-        if (hit !== undefined && hit.end === history.end) held = hit.held
-        else {
-          held = Spells.thresholds(history.series, Baseline.of(history.series.start, history.end))
-          thresholds.set(key, { end: history.end, held })
-        }
+      if (hit !== undefined && hit.end === history.end) held = hit.held
+      else {
+        held = Notable.heldThresholds(history.series, history.end)
+        if (held !== undefined) thresholds.set(key, { end: history.end, held })
       }
-      const built = Spells.build({
-        series: Spells.series(history.series, history.end, forecast),
-        recordLast: history.end,
-        today,
-        ...(held === undefined ? {} : { thresholds: held })
-      })
-      const now = built.now.filter((x) => x.kind === "heat" || x.kind === "cold").map(Spells.spellJson) as ReadonlyArray<RankedSpell>
-      return { now, since: CivilDate.toYmd(history.series.start).year }
+      return Notable.nowOf({ record: history.series, recordLast: history.end, forecast, today, thresholds: held })
     }
 
     const evaluateCell = (cell: Cell) =>

@@ -10,7 +10,7 @@
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { CardPool, CardSvg } from "@climate-grade/card"
-import { ClientNetwork, Crypto, DataViews, Lru, type Payloads, SingleFlight } from "@climate-grade/core"
+import { ClientNetwork, Crypto, DataViews, HeldSpell, Lru, type NotableSpells, type Payloads, SingleFlight } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
@@ -30,11 +30,18 @@ export const NOT_HELD =
   "No grades are held for this place today. Open the place on the site first; its card can be drawn once its weather is loaded."
 
 /** The card's token: the grade's token, the units and the layout version (a new layout is a new picture). */
-export const cardToken = (gradeToken: string, units: "metric" | "imperial") =>
-  Crypto.sha256Hex(`card:${CardSvg.VERSION}:${units}:${gradeToken}`).slice(0, 32)
+export const cardToken = (gradeToken: string, units: "metric" | "imperial", spell: NotableSpells.NotableSpell | null = null) =>
+  Crypto.sha256Hex(`card:${CardSvg.VERSION}:${units}:${gradeToken}${spellKey(spell)}`).slice(0, 32)
+
+/** What a card says of a spell, as part of its token: a spell that changes is a new picture. */
+const spellKey = (notable: NotableSpells.NotableSpell | null) =>
+  notable === null
+    ? ""
+    : `:${notable.spell.kind}|${notable.spell.start}|${notable.spell.severity}|${notable.spell.rank_peak}|${notable.spell.forecast}|${notable.since}`
 
 export const make = Effect.gen(function* () {
   const views = yield* DataViews.DataViews
+  const heldSpell = yield* HeldSpell.make
   const cards = Lru.make<string, Uint8Array>({ name: "cards", capacity: 1_000, maxWeight: CACHE_BYTES, weigh: (png) => png.byteLength })
   const flight = SingleFlight.makeWhileWanted<Uint8Array, ServiceUnavailable>()
   const pool = yield* Effect.acquireRelease(
@@ -44,12 +51,17 @@ export const make = Effect.gen(function* () {
   const { trustedProxyHops } = yield* HttpSettings
   const underWay = new Map<string, number>()
 
-  const draw = (token: string, plan: DataViews.Plan<Payloads.GradePayload>, units: "metric" | "imperial") =>
+  const draw = (
+    token: string,
+    plan: DataViews.Plan<Payloads.GradePayload>,
+    units: "metric" | "imperial",
+    spell: NotableSpells.NotableSpell | null
+  ) =>
     Effect.gen(function* () {
       const grade = yield* plan.build
       // Interrupted (nobody waits any more), the signal takes the drawing out of the pool.
       const rendered = yield* Effect.tryPromise({
-        try: (signal) => pool.draw(grade, units, signal),
+        try: (signal) => pool.draw(grade, units, signal, spell),
         catch: (cause) => cause
       }).pipe(
         Effect.tapError((cause) => Effect.logWarning(`card for ${plan.cell.lat},${plan.cell.lon} not drawn`, cause)),
@@ -99,7 +111,8 @@ export const make = Effect.gen(function* () {
       const units = query.units ?? "metric"
       const held = yield* views.heldGrade(cell)
       if (Option.isNone(held)) return yield* new NotFound({ detail: NOT_HELD })
-      const token = cardToken(held.value.token, units)
+      const spell = Option.getOrNull(yield* heldSpell(cell))
+      const token = cardToken(held.value.token, units, spell)
       const etag = weakEtag(token)
       const headers = { etag, "cache-control": CACHE_CONTROL }
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -113,7 +126,7 @@ export const make = Effect.gen(function* () {
             token,
             Effect.suspend(() => {
               const kept = cards.get(token)
-              return kept === undefined ? draw(token, held.value, units) : Effect.succeed(kept)
+              return kept === undefined ? draw(token, held.value, units, spell) : Effect.succeed(kept)
             })
           )
         ))

@@ -13,7 +13,7 @@
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { CardSvg, ShareText, type Words } from "@climate-grade/card"
-import { type Cell, CivilDate, DataViews, Lru, type Payloads, PlaceName } from "@climate-grade/core"
+import { type Cell, CivilDate, DataViews, HeldSpell, Lru, type Payloads, PlaceName } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { API_PREFIX } from "../api/ApiPrefix.js"
@@ -134,6 +134,7 @@ const PAGE_BYTES = 4 * 1024 * 1024
 export const make = (options: PlacePageOptions) =>
   Effect.gen(function* () {
     const views = yield* DataViews.DataViews
+    const heldSpell = yield* HeldSpell.make
     const templates = new WeakMap<SiteFile, Template>()
     // A grade payload is a few hundred bytes of numbers and words: weighed as its JSON would be.
     const grades = Lru.make<string, Payloads.GradePayload>({
@@ -190,12 +191,12 @@ export const make = (options: PlacePageOptions) =>
         const head = yield* Option.match(address.place, {
           onNone: () => Effect.succeed(generic(site)),
           onSome: (place) =>
-            Effect.map(heldPayload(place.cell), (payload): Head => {
+            Effect.map(Effect.zip(heldPayload(place.cell), heldSpell(place.cell)), ([payload, spell]): Head => {
               const url = `${site}?${pageQuery(address, place)}`
               if (Option.isNone(payload)) return generic(url)
               const grade = payload.value
               const units = address.units ?? "metric"
-              const text = ShareText.forGrade(grade, address.name, units)
+              const text = ShareText.forGrade(grade, address.name, units, Option.getOrNull(spell))
               const image = new URLSearchParams({ lat: grade.cell.lat.toFixed(2), lon: grade.cell.lon.toFixed(2) })
               if (units === "imperial") image.set("units", units)
               return {
