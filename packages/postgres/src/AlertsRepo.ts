@@ -190,7 +190,7 @@ const SpellAlertRow = Schema.Struct({
   sent_at: Schema.NullOr(Schema.DateFromSelf)
 })
 
-const dayOf = (date: string) => CivilDate.parse(date).pipe((d) => (d._tag === "Some" ? d.value : 0))
+const dayOf = (date: string) => CivilDate.parse(date) ?? 0
 
 const toSentSpellAlert = (r: typeof SpellAlertRow.Type): SentAlert => ({
   id: r.id,

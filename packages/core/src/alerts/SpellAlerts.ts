@@ -25,10 +25,7 @@ export interface Days {
 
 export const overlaps = (a: Days, b: Days): boolean => a.start <= b.end && b.start <= a.end
 
-const dayOf = (date: string): CivilDate.EpochDay | undefined => {
-  const parsed = CivilDate.parse(date)
-  return parsed._tag === "Some" ? parsed.value : undefined
-}
+const dayOf = (date: string): CivilDate.EpochDay | undefined => CivilDate.parse(date)
 
 /**
  * The spells of `now` that make alerts: heat waves and cold spells, severe or extreme, starting on

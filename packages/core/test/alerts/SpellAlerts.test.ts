@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { CivilDate, SpellAlerts, SpellWords } from "@climate-grade/core"
 import * as FastCheck from "effect/FastCheck"
 
-const day = (text: string) => CivilDate.parse(text).pipe((d) => (d._tag === "Some" ? d.value : Number.NaN))
+const day = (text: string) => CivilDate.parse(text) ?? Number.NaN
 const spell = (over: Partial<Omit<SpellWords.RankedSpell, "kind">> & { kind: string }) => ({
   start: "2026-07-14",
   end: "2026-07-18",
