@@ -32,7 +32,7 @@ const bundle = async (outdir) => {
   const { metafile } = await build({
     // The card pool's worker thread is an entry of its own: CardPool looks for `card-worker.js`
     // beside its own chunk, in dist/.
-    entryPoints: { main: "src/main.ts", cli: "src/cli.ts", "card-worker": "../../packages/card/src/CardWorker.ts" },
+    entryPoints: { main: "src/main.ts", cli: "src/cli.ts", ops: "src/ops.ts", "card-worker": "../../packages/card/src/CardWorker.ts" },
     outdir,
     bundle: true,
     platform: "node",
@@ -118,7 +118,7 @@ try {
   const outputs = await bundle(staging)
   await toAscii(outputs)
   const built = outputs.map((path) => relative(staging, path))
-  const entry = (file) => /^(main|cli)\.js$/.test(file)
+  const entry = (file) => /^(main|cli|ops)\.js$/.test(file)
   for (const file of [...built.filter((f) => !entry(f)), ...built.filter(entry)]) {
     await rename(join(staging, file), join("dist", file))
   }

@@ -204,6 +204,19 @@ const originWarning = (config: AppConfig) =>
       )
     : Layer.empty
 
+/**
+ * An embedded database belongs to the one process that opened it: instances started from one
+ * unit without DATABASE_URL would each have a database of their own (or, on one DATA_DIR, be
+ * refused), which round-robin would make look like lost accounts. Said at every production start.
+ */
+export const embeddedWarningLine = (dataDir: string) =>
+  `The database is embedded (PGlite in DATA_DIR ${dataDir}) and local to this process: no other instance can share it (a second one on this DATA_DIR is refused); to run more than one instance, set DATABASE_URL to a PostgreSQL server`
+
+const embeddedWarning = (config: AppConfig) =>
+  config.production && config.database._tag === "Embedded"
+    ? Layer.effectDiscard(Effect.logWarning(embeddedWarningLine(config.database.dataDir)))
+    : Layer.empty
+
 export interface HttpLayerOptions {
   /** The built site's directory; default `SITE_DIRECTORY`. */
   readonly siteDirectory?: string
@@ -252,6 +265,7 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
     ),
     HttpServer.withLogAddress,
     Layer.merge(originWarning(config)),
+    Layer.merge(embeddedWarning(config)),
     Layer.provideMerge(alertsLayer(config)),
     Layer.provideMerge(servicesLayer(config, database))
   )

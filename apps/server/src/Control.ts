@@ -10,13 +10,18 @@
  * command would hash and validate on its own. Through the server, the account is created by the
  * same code (PasswordLogin.createAccount) over the same serialised connection.
  *
- * One route: `POST /users` with `{"email", "password", "superuser", "verified"}` → 201
- * `{"id", "email", "is_superuser"}`, 409 or 400 `{"detail"}`.
+ * Two routes: `POST /users` with `{"email", "password", "superuser", "verified"}` → 201
+ * `{"id", "email", "is_superuser"}`, 409 or 400 `{"detail"}`; and `GET /backup` → 200, the
+ * database as a gzipped tar (Backup), taken between two transactions while the server holds its
+ * one connection (`pnpm backup`).
  */
 import { chmodSync, unlinkSync } from "node:fs"
 import { createServer, request } from "node:http"
 import { join, relative, resolve } from "node:path"
+import { promisify } from "node:util"
+import { gzip } from "node:zlib"
 import { type PasswordHasher, PasswordLogin, type Users } from "@climate-grade/core"
+import { PgliteClient } from "@climate-grade/postgres"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -48,8 +53,36 @@ export const layer = (dataDir: string): Layer.Layer<never, never, Users | Passwo
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const runtime = yield* Effect.runtime<Users | PasswordHasher>()
+      // The embedded database's client, whose one connection the backup holds while it reads.
+      const database = yield* Effect.serviceOption(PgliteClient.PgliteClient)
       const path = socketPath(dataDir)
       const server = createServer((req, res) => {
+        if (req.method === "GET" && req.url === "/backup") {
+          if (database._tag === "None") return json(res, 404, { detail: "No embedded database here" })
+          const started = Date.now()
+          const take = database.value.backup.pipe(
+            Effect.flatMap((archive) =>
+              Effect.map(
+                Effect.promise(() => promisify(gzip)(Buffer.concat(archive.chunks as Array<Buffer>))),
+                (bytes) => ({ bytes, files: archive.files })
+              )
+            ),
+            Effect.tap(({ bytes, files }) =>
+              Effect.logInfo(
+                `operator command: backup of ${files} files (${bytes.length} bytes gzipped) taken over the control socket in ${Date.now() - started} ms`
+              )
+            ),
+            Effect.tapErrorCause((cause) => Effect.logError("operator command: the backup failed", cause))
+          )
+          Runtime.runCallback(runtime)(take, {
+            onExit: (exit) => {
+              if (Exit.isFailure(exit)) return json(res, 500, { detail: "The backup could not be taken; see the server's log." })
+              res.writeHead(200, { "content-type": "application/gzip", "content-length": String(exit.value.bytes.length) })
+              res.end(exit.value.bytes)
+            }
+          })
+          return
+        }
         if (req.method !== "POST" || req.url !== "/users") return json(res, 404, { detail: "Not Found" })
         const chunks: Array<Buffer> = []
         let size = 0
@@ -148,4 +181,36 @@ export const createThroughServer = (dataDir: string, account: PasswordLogin.NewA
     req.end(
       JSON.stringify({ email: account.email, password: account.password, superuser: account.superuser, verified: account.verified })
     )
+  })
+
+export type BackupReply =
+  | { readonly _tag: "Taken"; readonly bytes: Buffer }
+  | { readonly _tag: "Refused"; readonly detail: string }
+  | { readonly _tag: "Unreachable"; readonly reason: string }
+
+/** Asks the server listening in `dataDir` for a backup of its database. */
+export const backupThroughServer = (dataDir: string): Promise<BackupReply> =>
+  new Promise((done) => {
+    const req = request({ socketPath: socketPath(dataDir), path: "/backup", method: "GET", timeout: 300_000 }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (c: Buffer) => chunks.push(c))
+      res.on("end", () => {
+        const body = Buffer.concat(chunks)
+        const length = Number(res.headers["content-length"])
+        if (res.statusCode === 200 && body.length === length) return done({ _tag: "Taken", bytes: body })
+        let detail = `status ${res.statusCode}`
+        try {
+          const parsed = JSON.parse(body.toString("utf8")) as { detail?: unknown }
+          if (typeof parsed.detail === "string") detail = parsed.detail
+        } catch {
+          // Not JSON: a cut-short backup.
+          if (res.statusCode === 200) detail = `the backup arrived cut short (${body.length} of ${length} bytes)`
+        }
+        done({ _tag: "Refused", detail })
+      })
+      res.on("error", (e) => done({ _tag: "Unreachable", reason: e.message }))
+    })
+    req.on("timeout", () => req.destroy(new Error("no answer within 300 s")))
+    req.on("error", (e: NodeJS.ErrnoException) => done({ _tag: "Unreachable", reason: e.code ?? e.message }))
+    req.end()
   })

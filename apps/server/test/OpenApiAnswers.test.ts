@@ -85,7 +85,7 @@ const switchable = (database: Layer.Layer<SqlClient.SqlClient>, state: Switch) =
       const context = Context.make(SqlClient.SqlClient, client)
       return Option.match(embedded, {
         onNone: () => context,
-        onSome: ({ pglite }) => Context.add(context, PgliteClient.PgliteClient, Object.assign(client, { pglite }))
+        onSome: ({ backup, pglite }) => Context.add(context, PgliteClient.PgliteClient, Object.assign(client, { backup, pglite }))
       })
     })
   ).pipe(Layer.provide(Reactivity.layer), Layer.provide(database))

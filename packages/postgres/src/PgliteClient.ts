@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Backup from "./Backup.js"
 import * as PgliteSettings from "./PgliteSettings.js"
 
 export interface PgliteClientConfig {
@@ -28,6 +29,12 @@ export interface PgliteClientConfig {
 
 export interface PgliteClient extends Client.SqlClient {
   readonly pglite: PGlite
+  /**
+   * DATA_DIR's files read while this client's one connection is held, after a CHECKPOINT: a
+   * consistent copy of the database at a point between two transactions (Backup). Requests'
+   * statements wait meanwhile. Fails for an in-memory database.
+   */
+  readonly backup: Effect.Effect<Backup.Archive, SqlError>
 }
 
 export const PgliteClient = Context.GenericTag<PgliteClient>("@climate-grade/postgres/PgliteClient")
@@ -157,7 +164,20 @@ export const make = (config: PgliteClientConfig): Effect.Effect<PgliteClient, Sq
       compiler: makeCompiler(),
       spanAttributes: [["db.system.name", "postgresql"], ["db.client", "pglite"]]
     })
-    return Object.assign(client, { pglite: db })
+    const dataDir = config.dataDir
+    const backup =
+      dataDir === undefined
+        ? Effect.fail(new SqlError({ cause: undefined, message: "An in-memory database has no files to back up" }))
+        : semaphore.withPermits(1)(
+            Effect.tryPromise({
+              try: async () => {
+                await db.exec("checkpoint")
+                return Backup.read(dataDir)
+              },
+              catch: sqlError("The backup could not be taken")
+            })
+          )
+    return Object.assign(client, { pglite: db, backup })
   })
 
 export const layer = (config: PgliteClientConfig): Layer.Layer<PgliteClient | Client.SqlClient, SqlError> =>

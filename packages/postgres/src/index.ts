@@ -1,5 +1,6 @@
 export * as AccountsRepo from "./AccountsRepo.js"
 export * as AccountRecordsRepo from "./AccountRecordsRepo.js"
+export * as Backup from "./Backup.js"
 export * as BudgetLedgerRepo from "./BudgetLedgerRepo.js"
 export * as CellStoreRepo from "./CellStoreRepo.js"
 export * as ColdCellSlotsRepo from "./ColdCellSlotsRepo.js"

@@ -12,6 +12,8 @@ import { join, resolve } from "node:path"
 export const root = resolve(import.meta.dirname, "..", "..")
 export const main = join(root, "dist/main.js")
 export const cli = join(root, "dist/cli.js")
+/** `pnpm backup` and `pnpm restore` (`dist/ops.js backup FILE`, `restore FILE`). */
+export const ops = join(root, "dist/ops.js")
 
 /** Bundles the server into `dist/` (esbuild, about a second). */
 export const build = (): void => {
