@@ -76,9 +76,9 @@ export const make = (interval: Duration.DurationInput = Duration.seconds(1), per
           now = yield* Clock.currentTimeMillis
         }
         if (Option.isSome(shared)) {
-          const start = yield* shared.value.claim(now, gap)
-          while (now < start) {
-            yield* Effect.sleep(Duration.millis(start - now))
+          const wait = yield* shared.value.claim(gap)
+          if (wait > 0) {
+            yield* Effect.sleep(Duration.millis(wait))
             now = yield* Clock.currentTimeMillis
           }
         }

@@ -292,11 +292,11 @@ describe("Nominatim client", () => {
     Effect.gen(function* () {
       let next: number | undefined
       const shared = GeocoderPace.GeocoderPace.of({
-        claim: (now, gap) =>
-          Effect.sync(() => {
+        claim: (gap) =>
+          Effect.map(TestClock.currentTimeMillis, (now) => {
             const step = GeocoderPace.step(next, now, gap)
             next = step.next
-            return step.start
+            return step.start - now
           })
       })
       const [a, b] = yield* Effect.all([NominatimPacer.make("1 second"), NominatimPacer.make("1 second")]).pipe(
