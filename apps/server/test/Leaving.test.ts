@@ -124,6 +124,7 @@ for (const backend of backends) {
           expect(held.messages).toEqual([
             expect.objectContaining({ alert_id: m.alertId, content: "Record heat at the place", status: "pending", sent_at: null })
           ])
+          expect(held.spell_alerts).toEqual([])
           expect(held.weather_units).toEqual([{ date: "2024-10-04", units: 700.5 }])
           expect(held.audit).toEqual([{ activity: "auth.register", created_at: expect.any(String), data: { user_id: m.id, via: "chat" } }])
           // No secret: no password hash, session token or its hash, no configured secret.
@@ -173,7 +174,9 @@ for (const backend of backends) {
           ])
           const [attempts] = yield* sql<{ n: number }>`select count(*)::int as n from login_attempts where key = ${`account:${createHash("sha256").update(m.email).digest("hex")}`}`
           expect(attempts!.n).toBe(0)
-          expect(yield* tablesHolding(bystander.id)).toEqual(bystanderBefore)
+          // The bystander's rows are all there (the evaluator may have added alerts meanwhile).
+          const bystanderAfter = yield* tablesHolding(bystander.id)
+          for (const [table, n] of Object.entries(bystanderBefore)) expect([table, bystanderAfter[table]! >= n]).toEqual([table, true])
 
           // Once is enough: the old session is no session. The identity is free for a new account.
           expect((yield* del({ origin: server.origin }, new Browser())).status).toBe(401)

@@ -49,9 +49,20 @@ export const make = Effect.gen(function* () {
          from alerts where user_id = $1 order by created_at, id`,
         [userId]
       )
+      const spells = yield* rows(
+        `select id, watch_id, kind, start_date::text as start_date, end_date::text as end_date, severity, rank, "of",
+                content, delivery, ${ms("created_at")} as created_at, ${ms("updated_at")} as updated_at
+         from spell_alerts where user_id = $1 order by created_at, id`,
+        [userId]
+      )
       const messages = yield* rows(
-        `select alert_id, content, status, attempts, ${ms("created_at")} as created_at, ${ms("sent_at")} as sent_at
-         from alert_outbox where user_id = $1 order by id`,
+        `select alert_id, content, status, attempts, created, sent from (
+           select alert_id, content, status, attempts, ${ms("created_at")} as created, ${ms("sent_at")} as sent
+           from alert_outbox where user_id = $1
+           union all
+           select alert_id, content, status, attempts, ${ms("created_at")} as created, ${ms("sent_at")} as sent
+           from spell_alert_outbox where user_id = $1
+         ) m order by created, alert_id`,
         [userId]
       )
       const units = yield* rows(`select day, spent from weather_budget_shares where spender = $1 order by day`, [
@@ -105,13 +116,27 @@ export const make = Effect.gen(function* () {
           delivery: String(a.delivery),
           created_at: iso(a.created_at)
         })),
+        spell_alerts: spells.map((a) => ({
+          id: String(a.id),
+          watch_id: String(a.watch_id),
+          kind: String(a.kind),
+          start_date: String(a.start_date),
+          end_date: String(a.end_date),
+          severity: String(a.severity),
+          rank: Number(a.rank),
+          of: Number(a.of),
+          content: String(a.content),
+          delivery: String(a.delivery),
+          created_at: iso(a.created_at),
+          updated_at: iso(a.updated_at)
+        })),
         messages: messages.map((m) => ({
           alert_id: String(m.alert_id),
           content: String(m.content),
           status: String(m.status),
           attempts: Number(m.attempts),
-          created_at: iso(m.created_at),
-          sent_at: isoOrNull(m.sent_at)
+          created_at: iso(m.created),
+          sent_at: isoOrNull(m.sent)
         })),
         weather_units: units.map((u) => ({
           date: new Date(Number(u.day) * DAY_MS).toISOString().slice(0, 10),

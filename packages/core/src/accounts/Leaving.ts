@@ -64,6 +64,22 @@ export interface AccountExport {
     readonly delivery: string
     readonly created_at: string
   }>
+  /** Alerts of heat waves and cold spells, one per watch and spell. */
+  readonly spell_alerts: ReadonlyArray<{
+    readonly id: string
+    readonly watch_id: string
+    readonly kind: string
+    readonly start_date: string
+    readonly end_date: string
+    readonly severity: string
+    readonly rank: number
+    readonly of: number
+    readonly content: string
+    readonly delivery: string
+    readonly created_at: string
+    readonly updated_at: string
+  }>
+  /** The direct messages of both kinds of alert, sent or waiting. */
   readonly messages: ReadonlyArray<{
     readonly alert_id: string
     readonly content: string

@@ -99,6 +99,22 @@ export const AccountExport = Schema.Struct({
       created_at: When
     })
   ),
+  spell_alerts: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      watch_id: Schema.String,
+      kind: Schema.String,
+      start_date: Schema.String,
+      end_date: Schema.String,
+      severity: Schema.String,
+      rank: Schema.Number,
+      of: Schema.Number,
+      content: Schema.String,
+      delivery: Schema.String,
+      created_at: When,
+      updated_at: When
+    })
+  ).annotations(d("Alerts of heat waves and cold spells")),
   messages: Schema.Array(
     Schema.Struct({
       alert_id: Schema.String,
@@ -108,7 +124,7 @@ export const AccountExport = Schema.Struct({
       created_at: When,
       sent_at: Schema.NullOr(When)
     })
-  ).annotations(d("Direct messages of alerts, sent or waiting")),
+  ).annotations(d("Direct messages of both kinds of alert, sent or waiting")),
   weather_units: Schema.Array(Schema.Struct({ date: Schema.String, units: Schema.Number })).annotations(
     d("Weather cost units reserved for new places under this account, per UTC day")
   ),
