@@ -1,9 +1,10 @@
 /**
  * `pnpm screenshots`: PNGs of both pages at 375 px and 1280 px into docs/screenshots/ — the main
- * page with a place loaded and watched, its climate context section alone, the account page signed
- * in with that watch — from the built service in Chromium; then, from `pnpm demo` itself (in a
- * scratch directory), the demo's inbox with the alert that watching its extreme place brings, and
- * that place's card (`card.png`).
+ * page with a place loaded and watched, its first screen alone on a 375×812 phone, its climate
+ * context section alone, the account page signed in with that watch — from the built service in
+ * Chromium; then, from `pnpm demo` itself (in a scratch directory), the demo's Sydney on a phone's
+ * first screen, its inbox with the alert that watching its extreme place brings, and that place's
+ * card (`card.png`).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -40,6 +41,12 @@ const program = Effect.gen(function* () {
       // The climate context comes last, after the grades: its stripes drawn, then the whole page, then it alone.
       await page.locator("#trend .stripes-svg").waitFor({ timeout: 30_000 })
       await page.screenshot({ path: join(out, `main-${width}.png`), fullPage: true })
+      // What a phone shows before any scrolling: the place and today's grades.
+      if (width === 375) {
+        await page.setViewportSize({ width: 375, height: 812 })
+        await page.evaluate(() => window.scrollTo(0, 0))
+        await page.screenshot({ path: join(out, "main-375-first.png") })
+      }
       await page.locator("#trend").screenshot({ path: join(out, `trend-${width}.png`) })
       await page.goto(url("/alerts"))
       await page.getByRole("button", { name: /^Stop watching/ }).waitFor({ timeout: 30_000 })
@@ -54,6 +61,16 @@ const program = Effect.gen(function* () {
   yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(scratch, { recursive: true, force: true })))
   const [port, inboxPort] = yield* Effect.promise(() => Promise.all([freePort(), freePort()]))
   const demo = yield* Demo.start({ dir: scratch, port, inboxPort })
+  yield* Effect.promise(async () => {
+    const phone = await Chromium.openPage(browser, { width: 375 })
+    await phone.page.setViewportSize({ width: 375, height: 812 })
+    await phone.page.goto(`${demo.siteUrl}?lat=-33.869&lon=151.209&name=Sydney%2C%20AU`)
+    await phone.page.locator(".grade-card").nth(2).waitFor({ timeout: 60_000 })
+    await phone.page.waitForTimeout(1_000)
+    await phone.page.screenshot({ path: join(out, "demo-sydney-375.png") })
+    await phone.context.close()
+  })
+  console.log("wrote docs/screenshots/demo-sydney-375.png")
   const { context, page } = yield* Effect.promise(() => Chromium.openPage(browser, { width: 1000 }))
   yield* Effect.promise(async () => {
     await signIn(page, demo.siteUrl)

@@ -48,8 +48,9 @@ const extremeDays = (weather: FakeOpenMeteo.FakeOpenMeteo) => {
   const cell = Cell.fromCoordinates(Gazetteer.EXTREME.lat, Gazetteer.EXTREME.lon)
   weather.forecastOverride = (lat, lon, day) => {
     if (Math.abs(lat - cell.lat) > 1e-9 || Math.abs(lon - cell.lon) > 1e-9) return undefined
-    const today = CivilDate.todayIn(weather.now(), weather.timezone)
-    const normal = FakeOpenMeteo.weather(lat, lon, day)
+    const local = Gazetteer.localOf(lat, lon)
+    const today = CivilDate.todayIn(weather.now(), local.timezone)
+    const normal = FakeOpenMeteo.weather(lat, lon, day, local.climate)
     if (day === today) return { tmax: Math.round((normal.tmax + 9) * 10) / 10 }
     if (day === today + 1) return { tmax: Math.round((normal.tmax + 16) * 10) / 10, tmin: Math.round((normal.tmin + 12) * 10) / 10 }
     return undefined
@@ -125,6 +126,8 @@ export const start = (options: DemoOptions = {}) =>
     const bot = yield* FakeChatBot.make("demo-bot-token")
     chat.profile = PROFILE
     Gazetteer.install(geocoder)
+    // Each city its own time zone and climate; anywhere else the zone of its longitude.
+    weather.local = Gazetteer.localOf
     extremeDays(weather)
 
     const env: Record<string, string> = {
@@ -132,6 +135,8 @@ export const start = (options: DemoOptions = {}) =>
       PORT: String(port),
       DATA_DIR: dataDir,
       LOG_FORMAT: "json",
+      // The weather is made up: every page, shared head and card says so.
+      DEMO_DATA: "on",
       ...FakeEnv.upstreams(weather, geocoder),
       ...FakeEnv.provider("CHAT", chat),
       CHAT_LABEL: "Chat",

@@ -107,6 +107,16 @@ describe.skipIf(!Chromium.available())("pnpm demo from a fresh clone", () => {
       const alert = await awaitAlert(page, inboxUrl)
       expect(alert).toMatch(/^Heat alert for Berlin, DE on \d{4}-\d{2}-\d{2}: high temperature .+ record high/)
       expect(alert).toContain(`${siteUrl}?lat=52.52&lon=13.4&date=`)
+      // Every page says the weather is made up, and Sydney is in its own zone.
+      await page.goto(`${siteUrl}?lat=-33.869&lon=151.209`)
+      await page.locator(".grade-card").nth(2).waitFor({ timeout: 60_000 })
+      expect(await page.locator(".demo-notice").textContent()).toContain("made up")
+      expect(await page.locator(".place-cell").textContent()).toContain("Australia/Sydney")
+      expect(await page.locator(".foot").textContent()).not.toContain("Open-Meteo")
+      await page.goto(`${siteUrl}alerts`)
+      expect(await page.locator(".demo-notice").textContent()).toContain("made up")
+      const head = await (await fetch(`${siteUrl}?lat=-33.869&lon=151.209`)).text()
+      expect(head).toMatch(/<title>Demo data, not real weather — /)
       await context.close()
     } finally {
       await browser.close()

@@ -22,7 +22,7 @@ import {
   SecureRandom,
   WATCH_LIMIT
 } from "@climate-grade/core"
-import { FrontDoor, MetricsRoute, ResponseIndex, Server, Site } from "@climate-grade/http"
+import { Demo, FrontDoor, MetricsRoute, ResponseIndex, Server, Site } from "@climate-grade/http"
 import { Argon2, Random } from "@climate-grade/node"
 import { ProviderExchange } from "@climate-grade/oauth"
 import {
@@ -227,8 +227,9 @@ export interface HttpLayerOptions {
 export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.SqlClient>, options: HttpLayerOptions = {}) =>
   // The services (database, migrations) and the site's files are ready before the front door listens.
   Layer.unwrapEffect(
-    Effect.map(loadSite(options.siteDirectory ?? SITE_DIRECTORY), (site) =>
-      Server.serve({
+    Effect.map(loadSite(options.siteDirectory ?? SITE_DIRECTORY), (loaded) => {
+      const site = config.demoData && loaded._tag === "Site" ? Demo.markSite(loaded) : loaded
+      return Server.serve({
         basePath: config.basePath,
         publicOrigin: config.publicOrigin,
         trustedProxyHops: config.trustedProxyHops,
@@ -247,8 +248,8 @@ export const httpLayer = (config: AppConfig, database?: Layer.Layer<SqlClient.Sq
           write: options.accessLines ?? LogLines.stdoutLine()
         },
         shutdownPauseMs: config.shutdownPauseMs
-      })
-    )
+      }).pipe(Layer.provide(Layer.succeed(Demo.DemoData, config.demoData)))
+    })
   ).pipe(
     // Built on the server, so released before it: the log line precedes the drain.
     (serving) => Layer.provideMerge(drainLayer(config), serving),

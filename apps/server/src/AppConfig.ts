@@ -72,6 +72,8 @@ export interface AppConfig {
   }
   /** ACCESS_LOG: one line per request, or none (for a deployment that logs at its proxy). */
   readonly accessLog: boolean
+  /** DEMO_DATA: the weather comes from fakes (`pnpm demo`), and every page, shared head and card says so. */
+  readonly demoData: boolean
   /** INSTANCE_ID, else `hostname:pid`: which process an access line came from. */
   readonly instanceId: string
   /** After SIGTERM, how long the server keeps serving with `/health` at 503 before it stops listening. */
@@ -360,6 +362,10 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
   }).pipe(Config.map(({ host, port, token }) => ({ host, port, token }))),
   accessLog: Config.literal("on", "off")("ACCESS_LOG").pipe(
     Config.withDefault("on" as const),
+    Config.map((flag) => flag === "on")
+  ),
+  demoData: Config.literal("on", "off")("DEMO_DATA").pipe(
+    Config.withDefault("off" as const),
     Config.map((flag) => flag === "on")
   ),
   instanceId: Config.string("INSTANCE_ID").pipe(

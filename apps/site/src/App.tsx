@@ -5,7 +5,7 @@
  * fetched once the grades show: the sections below them, the maps, and "Watch this place" for a
  * browser last seen signed in.
  */
-import { boundsOf, dayWhen, formatCoordinates, longDate, placeName, placeTitle, SITE_NAME, sinceYearOf, snap, verdict, WELCOME_TITLE } from "./format.js"
+import { boundsOf, dayWhen, formatCoordinates, formatStamp, isDemo, longDate, placeName, placeTitle, SITE_NAME, sinceYearOf, snap, verdict, WELCOME_TITLE } from "./format.js"
 import { Headlines } from "./components/Headlines.js"
 import { CoordinatesForm, LocateButton, RecentPlaces, SearchBox } from "./components/PlacePicker.js"
 import { Section } from "./components/Section.js"
@@ -51,7 +51,7 @@ const OfflineNotice = () =>
   offline.value ? (
     <p class="offline" role="status">
       You are offline or the weather service cannot be reached: this is a stored copy
-      {place.value === null ? "" : ` from ${new Date(place.value.calendar.storedAt).toLocaleString()}`}. It updates when the
+      {place.value === null ? "" : ` from ${formatStamp(place.value.calendar.storedAt)}`}. It updates when the
       connection is back.
     </p>
   ) : null
@@ -111,7 +111,7 @@ const TodayView = () => {
           </p>
         )}
         {shown.isToday && shown.from === "forecast" && (
-          <p class="muted small">Today's grades come from the forecast stored on {new Date(p.forecast!.storedAt).toLocaleDateString()}.</p>
+          <p class="muted small">Today's grades come from the forecast stored on {formatStamp(p.forecast!.storedAt)}.</p>
         )}
         <Headlines
           grades={shown.grades}
@@ -197,12 +197,6 @@ export const App = () => {
                 )}
                 Cell {formatCoordinates(p.cell.lat, p.cell.lon)} · {p.cell.timezone}
               </p>
-              {chosen !== null &&
-                (maybeSignedIn() ? (
-                  <WatchPlace lat={chosen.lat} lon={chosen.lon} cellLat={p.cell.lat} cellLon={p.cell.lon} name={a.name} accountHref={back} />
-                ) : (
-                  <SignInToWatch href={back} />
-                ))}
             </>
           )}
           <div aria-live="polite">
@@ -218,6 +212,16 @@ export const App = () => {
           {chosen === null && <Welcome />}
         </div>
         {p !== null ? <TodayView /> : chosen !== null && failure.value === null && <div class="today-pending" />}
+        {/* Watching comes after the grades: on a phone they keep the first screen. */}
+        {p !== null && chosen !== null && (
+          <div class="watch-row">
+            {maybeSignedIn() ? (
+              <WatchPlace lat={chosen.lat} lon={chosen.lon} cellLat={p.cell.lat} cellLon={p.cell.lon} name={a.name} accountHref={back} />
+            ) : (
+              <SignInToWatch href={back} />
+            )}
+          </div>
+        )}
         <div class={chosen === null ? "find" : "find has-place"}>
           <section class="finder" aria-label="Find a place">
             {chosen !== null && <h2 class="finder-title">Another place</h2>}
@@ -261,8 +265,10 @@ export const App = () => {
       </main>
       <footer class="foot">
         <p>
-          Weather: ERA5 and forecasts via Open-Meteo (CC BY 4.0). Places: © OpenStreetMap contributors. Map: Natural
-          Earth. <a href={back}>Account and alerts</a>
+          {isDemo()
+            ? "Weather: made up by the demo on this computer, not measured. "
+            : "Weather: ERA5 and forecasts via Open-Meteo (CC BY 4.0). "}
+          Places: © OpenStreetMap contributors. Map: Natural Earth. <a href={back}>Account and alerts</a>
         </p>
       </footer>
     </>

@@ -278,3 +278,26 @@ export const boundsOf = (day: DayPayload | null, date: string): Partial<Record<V
   }
   return { tmax: of("tmax"), tmin: of("tmin"), precip: of("precip") }
 }
+
+/** Whether the service says its weather is made up (`pnpm demo`: the server marks its pages' `<html data-demo>`). */
+export const isDemo = (): boolean => typeof document !== "undefined" && document.documentElement.dataset.demo === "1"
+
+/**
+ * An instant as the page writes times: its date as the page writes dates, the time on a 24-hour
+ * clock and the zone named, e.g. "Sat 28 November 2026, 03:05 CET". In `timeZone`, else this
+ * device's zone.
+ */
+export const formatStamp = (ms: number, timeZone?: string): string => {
+  const parts = new Intl.DateTimeFormat("en-GB", {
+    ...(timeZone === undefined ? {} : { timeZone }),
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+    timeZoneName: "short"
+  }).formatToParts(ms)
+  const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? ""
+  return `${longDate(`${get("year")}-${get("month")}-${get("day")}`)}, ${get("hour")}:${get("minute")} ${get("timeZoneName")}`
+}

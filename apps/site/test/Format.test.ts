@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { defaultUnits, formatAddress, parseAddress } from "../src/address.js"
 import { outcomeMessage, outcomeOf, OUTCOMES } from "../src/account/outcome.js"
 import { inkOnColor } from "../src/colors.js"
-import { formatValue, headline, ordinal, sinceYearOf, verdict, whenWords } from "../src/format.js"
+import { formatStamp, formatValue, headline, ordinal, sinceYearOf, verdict, whenWords } from "../src/format.js"
 import type { Grade } from "../src/payloads.js"
 
 const grade = (g: Partial<Grade>): Grade => ({ value: 31.2, unit: "°C", percentile: 96.4, label: "much-above", n: 430, ...g })
@@ -122,5 +122,14 @@ describe("sign-in outcomes", () => {
     expect(outcomeOf("?oauth=linked&provider=idp")).toEqual({ status: "linked", provider: "idp" })
     expect(outcomeOf("?chat=taken")).toEqual({ status: "taken", provider: "chat" })
     expect(outcomeOf("?x=1")).toBe(null)
+  })
+})
+
+describe("times", () => {
+  it("are written as the page writes dates, on a 24-hour clock, with the zone named", () => {
+    const at = Date.UTC(2026, 10, 28, 2, 5, 28)
+    expect(formatStamp(at, "Europe/Berlin")).toBe("Sat 28 November 2026, 03:05 CET")
+    expect(formatStamp(at, "UTC")).toBe("Sat 28 November 2026, 02:05 UTC")
+    expect(formatStamp(at, "Australia/Sydney")).toMatch(/^Sat 28 November 2026, 13:05 (AEDT|GMT\+11)$/)
   })
 })

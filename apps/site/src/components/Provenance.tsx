@@ -1,12 +1,12 @@
 /** Where the numbers come from and how to read them. */
-import { formatCoordinates, longDate } from "../format.js"
+import { formatCoordinates, formatStamp, isDemo, longDate } from "../format.js"
 import type { Cell } from "../payloads.js"
 
 const issuedWords = (issued: string | null): string => {
   if (issued === null) return "not available"
   const t = Date.parse(issued)
   if (!Number.isFinite(t)) return issued
-  return `${new Date(t).toISOString().slice(0, 16).replace("T", " ")} UTC`
+  return formatStamp(t, "UTC")
 }
 
 export const Provenance = ({
@@ -26,19 +26,24 @@ export const Provenance = ({
     <dl class="facts">
       <div>
         <dt>Source</dt>
-        <dd>
-          ERA5 reanalysis (ECMWF, Copernicus) via{" "}
-          <a href="https://open-meteo.com/" rel="noopener">
-            Open-Meteo
-          </a>
-          ; the forecast from Open-Meteo's forecast models
-        </dd>
+        {isDemo() ? (
+          <dd>Made up by the demo on this computer, in the shape ERA5 via Open-Meteo would have: no real weather</dd>
+        ) : (
+          <dd>
+            ERA5 reanalysis (ECMWF, Copernicus) via{" "}
+            <a href="https://open-meteo.com/" rel="noopener">
+              Open-Meteo
+            </a>
+            ; the forecast from Open-Meteo's forecast models
+          </dd>
+        )}
       </div>
       <div>
         <dt>Years held</dt>
         <dd>
           {sinceYear === null ? "unknown" : `${sinceYear} onwards`}
-          {recordEnd === null ? "" : `, up to ${longDate(recordEnd)}`} (ERA5 runs a few days behind)
+          {recordEnd === null ? "" : `, up to ${longDate(recordEnd)}`}
+          {isDemo() ? "" : " (ERA5 runs a few days behind)"}
         </dd>
       </div>
       <div>

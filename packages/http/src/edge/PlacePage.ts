@@ -19,6 +19,7 @@ import * as Option from "effect/Option"
 import { API_PREFIX } from "../api/ApiPrefix.js"
 import * as DataQuery from "../api/DataQuery.js"
 import { host, scheme } from "../protocol/RequestInfo.js"
+import { DemoData, SHORT } from "./Demo.js"
 import { escapeHtml, fileOf, type SiteFile, serveFile } from "./Site.js"
 
 export interface PlacePageOptions {
@@ -135,6 +136,7 @@ export const make = (options: PlacePageOptions) =>
   Effect.gen(function* () {
     const views = yield* DataViews.DataViews
     const heldSpell = yield* HeldSpell.make
+    const demo = yield* DemoData
     const templates = new WeakMap<SiteFile, Template>()
     // A grade payload is a few hundred bytes of numbers and words: weighed as its JSON would be.
     const grades = Lru.make<string, Payloads.GradePayload>({
@@ -208,7 +210,12 @@ export const make = (options: PlacePageOptions) =>
               }
             })
         })
-        const html = renderHead(head)
+        // Made-up weather says so before anyone opens the link.
+        const html = renderHead(
+          demo
+            ? { ...head, title: `${SHORT} — ${head.title}`, ogTitle: `${SHORT} — ${head.ogTitle}`, description: `${SHORT}. ${head.description}`.trim() }
+            : head
+        )
         const key = `${file.etag}\n${html}`
         let page = pages.get(key)
         if (page === undefined) {
