@@ -403,29 +403,63 @@ describe.runIf(
 
 describe.runIf(
   Skips.unless(nginxBinary !== undefined && existsSync("/usr/bin/openssl"), "nginx -t on deploy/nginx/climate-grade.conf", "no nginx or no openssl")
-)("deploy/nginx/climate-grade.conf", () => {
-  it("passes nginx -t as shipped, with a throwaway certificate, loopback ports and paths of the test's own", async () => {
+)("deploy/nginx: climate-grade-http.conf, then climate-grade.conf", () => {
+  it("installed in docs/deploy.md's order: port 80 alone serves the ACME challenge path before any certificate exists (not redirected), then the whole site passes nginx -t", async () => {
     const dir = nginxDirectory()
-    // nginx -t binds the listen addresses: ports an unprivileged process may take.
+    // nginx binds the listen addresses: ports an unprivileged process may take.
     const [http, https] = [await BuiltServer.freePort(), await BuiltServer.freePort()]
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=grades.example.org",
-      "-keyout", join(dir, "privkey.pem"), "-out", join(dir, "fullchain.pem")], { stdio: "ignore" })
-    const site = readFileSync(join(repository, "deploy/nginx/climate-grade.conf"), "utf8")
-      .replaceAll("/etc/letsencrypt/live/grades.example.org/", `${dir}/`)
-      .replaceAll("/etc/nginx/snippets/climate-grade-proxy.conf", join(dir, "climate-grade-proxy.conf"))
-      .replaceAll("/var/log/nginx/", `${dir}/logs/`)
-      .replace(/^\s*listen \[::\]:.*$/gm, "")
-      .replace(/listen 80\b/g, `listen 127.0.0.1:${http}`)
-      .replace(/listen 443\b/g, `listen 127.0.0.1:${https}`)
-    writeFileSync(join(dir, "site.conf"), site)
+    const shipped = (name: string) =>
+      readFileSync(join(repository, "deploy/nginx", name), "utf8")
+        .replaceAll("/etc/letsencrypt/live/grades.example.org/", `${dir}/`)
+        .replaceAll("/etc/nginx/snippets/climate-grade-proxy.conf", join(dir, "climate-grade-proxy.conf"))
+        .replaceAll("/var/www/letsencrypt", join(dir, "webroot"))
+        .replaceAll("/var/log/nginx/", `${dir}/logs/`)
+        .replace(/^\s*listen \[::\]:.*$/gm, "")
+        .replace(/listen 80\b/g, `listen 127.0.0.1:${http}`)
+        .replace(/listen 443\b/g, `listen 127.0.0.1:${https}`)
+    const nginxConf = (sites: ReadonlyArray<string>) =>
+      `pid ${dir}/nginx.pid;\nerror_log ${dir}/logs/error.log;\ndaemon off;\nevents {}\nhttp {\n  access_log off;\n  proxy_temp_path ${dir}/tmp/proxy;\n  client_body_temp_path ${dir}/tmp/body;\n  fastcgi_temp_path ${dir}/tmp/fastcgi;\n  uwsgi_temp_path ${dir}/tmp/uwsgi;\n  scgi_temp_path ${dir}/tmp/scgi;\n  include ${dir}/climate-grade-cache.conf;\n${sites.map((site) => `  include ${dir}/${site};\n`).join("")}}\n`
+    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
     writeFileSync(join(dir, "climate-grade-proxy.conf"), readFileSync(join(repository, "deploy/nginx/climate-grade-proxy.conf")))
     writeFileSync(join(dir, "climate-grade-cache.conf"), cacheConf(dir))
-    writeFileSync(
-      join(dir, "nginx.conf"),
-      `pid ${dir}/nginx.pid;\nerror_log ${dir}/logs/error.log;\nevents {}\nhttp {\n  access_log off;\n  proxy_temp_path ${dir}/tmp/proxy;\n  client_body_temp_path ${dir}/tmp/body;\n  fastcgi_temp_path ${dir}/tmp/fastcgi;\n  uwsgi_temp_path ${dir}/tmp/uwsgi;\n  scgi_temp_path ${dir}/tmp/scgi;\n  include ${dir}/climate-grade-cache.conf;\n  include ${dir}/site.conf;\n}\n`
-    )
-    for (const file of ["site.conf", "climate-grade-proxy.conf", "climate-grade-cache.conf", "nginx.conf", "privkey.pem", "fullchain.pem"]) chmodSync(join(dir, file), 0o644)
-    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+    writeFileSync(join(dir, "climate-grade-http.conf"), shipped("climate-grade-http.conf"))
+    writeFileSync(join(dir, "climate-grade.conf"), shipped("climate-grade.conf"))
+    // What certbot --webroot writes before it asks the CA to fetch it.
+    mkdirSync(join(dir, "webroot/.well-known/acme-challenge"), { recursive: true })
+    writeFileSync(join(dir, "webroot/.well-known/acme-challenge/token-1"), "token-1.key-authorization")
+    for (const path of ["webroot", "webroot/.well-known", "webroot/.well-known/acme-challenge"]) chmodSync(join(dir, path), 0o755)
+
+    // Stage 1: port 80 alone, no certificate anywhere yet.
+    writeFileSync(join(dir, "nginx.conf"), nginxConf(["climate-grade-http.conf"]))
+    for (const file of ["climate-grade-http.conf", "climate-grade.conf", "climate-grade-proxy.conf", "climate-grade-cache.conf", "nginx.conf", "webroot/.well-known/acme-challenge/token-1"]) {
+      chmodSync(join(dir, file), 0o644)
+    }
+    const child = spawn(nginxBinary!, ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "logs/error.log")], {
+      stdio: "ignore",
+      ...asNobody
+    })
+    masters.push(child)
+    left.track({ child })
+    const at = (path: string, host: string) => send(`http://127.0.0.1:${http}${path}`, { headers: { host } })
+    const deadline = Date.now() + 20_000
+    while ((await at("/", "grades.example.org").then((r) => r.status, () => 0)) === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    const challenge = await at("/.well-known/acme-challenge/token-1", "grades.example.org")
+    expect([challenge.status, challenge.body.toString()]).toEqual([200, "token-1.key-authorization"])
+    const page = await at("/alerts?x=1", "grades.example.org")
+    expect([page.status, page.headers.location]).toEqual([301, "https://grades.example.org/alerts?x=1"])
+    // Another name: the connection is closed without an answer (444).
+    await expect(at("/", "other.example.org")).rejects.toThrow()
+    const stopped = new Promise<void>((done) => child.once("exit", () => done()))
+    child.kill("SIGTERM")
+    await stopped
+
+    // Stage 2: the certificate issued (a throwaway one here), the whole site enabled.
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=grades.example.org",
+      "-keyout", join(dir, "privkey.pem"), "-out", join(dir, "fullchain.pem")], { stdio: "ignore" })
+    writeFileSync(join(dir, "nginx.conf"), nginxConf(["climate-grade-http.conf", "climate-grade.conf"]))
+    for (const file of ["nginx.conf", "privkey.pem", "fullchain.pem"]) chmodSync(join(dir, file), 0o644)
     const result = spawnSync(nginxBinary!, ["-t", "-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "logs/error.log")], {
       encoding: "utf8",
       ...asNobody
