@@ -9,6 +9,7 @@ import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServ
 import { backends, FakeNominatim } from "@climate-grade/testing"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 
 class Geocoder extends Context.Tag("test/Geocoder")<Geocoder, FakeNominatim.FakeNominatim>() {}
@@ -63,6 +64,33 @@ for (const backend of backends) {
           expect(sent).toHaveLength(1)
           expect(sent[0]!.query).toEqual({ format: "jsonv2", limit: "5", q: "springfield" })
           expect(sent[0]!.headers["user-agent"]).toBe("climate-grade/places-test")
+        }))
+
+      it.effect("a search whose request closed while it waited leaves the queue: the geocoder never sees it", () =>
+        Effect.gen(function* () {
+          const fake = yield* Geocoder
+          const server = yield* TestServer
+          fake.delayMs = 1_500
+          try {
+            // One search holds the geocoder's turn; three more wait behind it and are given up.
+            const holding = yield* Effect.fork(places("holding the turn"))
+            while (!searches(fake).some((r) => r.query.q === "holding the turn")) yield* Effect.sleep("20 millis")
+            const abandoned = ["given up 1", "given up 2", "given up 3"].map((q) =>
+              fetch(`${server.url("/api/v2/places")}?q=${encodeURIComponent(q)}`, { signal: AbortSignal.timeout(300) }).then(
+                () => "answered",
+                () => "closed"
+              )
+            )
+            expect(yield* Effect.promise(() => Promise.all(abandoned))).toEqual(["closed", "closed", "closed"])
+            expect((yield* Fiber.join(holding)).status).toBe(200)
+            // Past the turns they would have had: none was sent.
+            yield* Effect.sleep("3500 millis")
+            const sent = searches(fake).map((r) => r.query.q)
+            expect(sent).toContain("holding the turn")
+            expect(sent.filter((q) => q?.startsWith("given up"))).toEqual([])
+          } finally {
+            fake.delayMs = 0
+          }
         }))
 
       it.effect("a repeated query, however cased or spaced, costs no call; another query does", () =>

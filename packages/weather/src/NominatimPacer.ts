@@ -40,7 +40,11 @@ export class NominatimPacer extends Context.Tag("@climate-grade/weather/Nominati
   }
 >() {}
 
-export const make = (interval: Duration.DurationInput = Duration.seconds(1), perClient = GeocoderQueue.SEARCHES_PER_CLIENT) =>
+export const make = (
+  interval: Duration.DurationInput = Duration.seconds(1),
+  perClient = GeocoderQueue.SEARCHES_PER_CLIENT,
+  waitingLimit = GeocoderQueue.SEARCHES_WAITING
+) =>
   Effect.gen(function* () {
     const gap = Duration.toMillis(interval)
     const queue = GeocoderQueue.make<Deferred.Deferred<void>>(perClient)
@@ -124,6 +128,13 @@ export const make = (interval: Duration.DurationInput = Duration.seconds(1), per
           Effect.suspend((): Effect.Effect<A, E | GeocoderQueue.SearchesQueued, R> => {
             const lane = GeocoderQueue.search(client)
             const ready = Deferred.unsafeMake<void>(FiberId.none)
+            // Everyone's bound first: past it, the wait is that many turns.
+            if (queue.searchesWaiting() >= waitingLimit) {
+              const seconds = Math.ceil(((queue.waiting() + 1) * gap) / 1000)
+              return Effect.fail(
+                new GeocoderQueue.SearchesQueued({ limit: waitingLimit, retryAfterSeconds: Math.max(1, seconds), everyone: true })
+              )
+            }
             if (!queue.offer(lane, ready)) {
               const seconds = Math.ceil((queue.turnsUntilFree(client) * gap) / 1000)
               return Effect.fail(new GeocoderQueue.SearchesQueued({ limit: perClient, retryAfterSeconds: Math.max(1, seconds) }))

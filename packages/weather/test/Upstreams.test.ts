@@ -344,6 +344,23 @@ describe("Nominatim client", () => {
       yield* TestClock.adjust("1 second")
       expect((yield* Fiber.join(again))._tag).toBe("Right")
     }))
+
+  it.scoped("past everyone's bound of waiting searches a search is refused at once (everyone), whichever client asks", () =>
+    Effect.gen(function* () {
+      const pacer = yield* NominatimPacer.make("1 second", 3, 4)
+      const calls: Array<string> = []
+      const call = (name: string) => Effect.zipRight(Effect.sync(() => void calls.push(name)), Effect.sleep("300 millis"))
+      // Five clients, one search each: the first runs, four wait, the sixth client's is refused.
+      const admitted = yield* Effect.forEach([1, 2, 3, 4, 5], (i) => Effect.fork(pacer.search(`client-${i}`, call(`client-${i}`))))
+      yield* Effect.yieldNow()
+      const refused = yield* Effect.either(pacer.search("client-6", call("client-6")))
+      expect(refused._tag === "Left" && refused.left).toEqual(
+        new GeocoderQueue.SearchesQueued({ limit: 4, retryAfterSeconds: 5, everyone: true })
+      )
+      for (let i = 0; i < 80; i++) yield* TestClock.adjust("100 millis")
+      yield* Effect.forEach(admitted, Fiber.join)
+      expect(calls).toEqual(["client-1", "client-2", "client-3", "client-4", "client-5"])
+    }))
 })
 
 

@@ -12,6 +12,9 @@
  *   order.
  * - A client may have at most `perClient` searches waiting or running; one more is refused at once
  *   (the HTTP adapter answers 429 with Retry-After), not queued.
+ * - All clients together may have at most `SEARCHES_WAITING` searches waiting (the pacer refuses
+ *   past it; the HTTP adapter answers 503 with Retry-After), so many addresses cannot queue
+ *   everyone's next search behind minutes of theirs.
  *
  * One instance of this per process; the pacer (packages/weather) decides when a turn may start.
  */
@@ -20,20 +23,29 @@ import * as Schema from "effect/Schema"
 /** Place searches one client may have waiting or running at the geocoder. */
 export const SEARCHES_PER_CLIENT = 3
 
+/** Place searches waiting at the geocoder, all clients together (at one call a second, half a minute). */
+export const SEARCHES_WAITING = 30
+
 export type Lane = { readonly _tag: "Label" } | { readonly _tag: "Search"; readonly client: string }
 
 export const LABEL: Lane = { _tag: "Label" }
 export const search = (client: string): Lane => ({ _tag: "Search", client })
 
-/** A place search refused because its client has `limit` searches waiting or running already. */
+/**
+ * A place search refused because its client has `limit` searches waiting or running already, or
+ * (`everyone`) because `limit` searches of all clients wait already.
+ */
 export class SearchesQueued extends Schema.TaggedError<SearchesQueued>()("SearchesQueued", {
   limit: Schema.Number,
-  retryAfterSeconds: Schema.Number
+  retryAfterSeconds: Schema.Number,
+  everyone: Schema.optional(Schema.Boolean)
 }) {}
 
-/** The 429's detail. */
+/** The refusal's detail (429 for a client's own bound, 503 for everyone's). */
 export const detail = (error: SearchesQueued): string =>
-  `This client already has ${error.limit} place search${error.limit === 1 ? "" : "es"} waiting for the geocoder; ` +
+  error.everyone === true
+    ? `${error.limit} place searches are waiting for the geocoder; try again in ${error.retryAfterSeconds} second${error.retryAfterSeconds === 1 ? "" : "s"}.`
+    : `This client already has ${error.limit} place search${error.limit === 1 ? "" : "es"} waiting for the geocoder; ` +
   `try again in ${error.retryAfterSeconds} second${error.retryAfterSeconds === 1 ? "" : "s"}.`
 
 export interface GeocoderQueue<T> {
@@ -55,6 +67,8 @@ export interface GeocoderQueue<T> {
   readonly turnsUntilFree: (client: string) => number
   /** Items waiting. */
   readonly waiting: () => number
+  /** Searches waiting (not running), all clients together. */
+  readonly searchesWaiting: () => number
 }
 
 export const make = <T>(perClient: number = SEARCHES_PER_CLIENT): GeocoderQueue<T> => {
@@ -65,6 +79,7 @@ export const make = <T>(perClient: number = SEARCHES_PER_CLIENT): GeocoderQueue<
   // Searches waiting or running, by client.
   const held = new Map<string, number>()
   let lastWasLabel = false
+  let waitingSearches = 0
 
   const drop = (client: string) => {
     const n = (held.get(client) ?? 1) - 1
@@ -82,6 +97,7 @@ export const make = <T>(perClient: number = SEARCHES_PER_CLIENT): GeocoderQueue<
       const n = held.get(client) ?? 0
       if (n >= perClient) return false
       held.set(client, n + 1)
+      waitingSearches++
       const own = searches.get(client)
       if (own === undefined) {
         searches.set(client, [item])
@@ -99,6 +115,7 @@ export const make = <T>(perClient: number = SEARCHES_PER_CLIENT): GeocoderQueue<
       lastWasLabel = false
       const own = searches.get(client)!
       const item = own.shift()!
+      waitingSearches--
       // Its next search, if any, waits for every other client's turn.
       if (own.length > 0) ring.push(client)
       else searches.delete(client)
@@ -118,6 +135,7 @@ export const make = <T>(perClient: number = SEARCHES_PER_CLIENT): GeocoderQueue<
       const at = own === undefined ? -1 : own.indexOf(item)
       if (own === undefined || at < 0) return false
       own.splice(at, 1)
+      waitingSearches--
       if (own.length === 0) {
         searches.delete(lane.client)
         ring.splice(ring.indexOf(lane.client), 1)
@@ -131,6 +149,7 @@ export const make = <T>(perClient: number = SEARCHES_PER_CLIENT): GeocoderQueue<
       // each perhaps after a label, then its own.
       return at < 0 ? 1 : 1 + Math.min(labels.length, at + 1) + at + 1
     },
-    waiting: () => labels.length + [...searches.values()].reduce((sum, own) => sum + own.length, 0)
+    waiting: () => labels.length + waitingSearches,
+    searchesWaiting: () => waitingSearches
   }
 }

@@ -27,7 +27,9 @@ export class PlacesGroup extends HttpApiGroup.make("places")
         "Places matching a name, at most 5, from Nominatim (OpenStreetMap). Answers are kept 30 days by normalised query " +
           "(trimmed, blanks collapsed, lower case), so a repeated search costs no upstream call. Search on submit: " +
           "Nominatim's usage policy forbids autocomplete. Searches wait their turn at Nominatim (one call a second) client " +
-          `by client; a client with ${GeocoderQueue.SEARCHES_PER_CLIENT} searches waiting is answered 429 with Retry-After.`
+          `by client; a client with ${GeocoderQueue.SEARCHES_PER_CLIENT} searches waiting is answered 429 with Retry-After, ` +
+          `and with ${GeocoderQueue.SEARCHES_WAITING} searches of all clients waiting, 503 with Retry-After. A search whose ` +
+          "request closed leaves the queue without calling Nominatim."
       )
   )
   .addError(BadRequestSchema)

@@ -13,7 +13,7 @@ import {
   BadRequest,
   failWithRetryAfter,
   type GatewayTimeout,
-  type ServiceUnavailable,
+  ServiceUnavailable,
   TooManyRequests
 } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
@@ -38,7 +38,8 @@ export const layer = HttpApiBuilder.group(Api, "places", (handlers) =>
   Effect.gen(function* () {
     const context = yield* Effect.context<Places.PlaceSearch | Places.PlaceCache>()
     const { trustedProxyHops } = yield* HttpSettings
-    const flight = SingleFlight.make<ReadonlyArray<Places.Place>, UpstreamError | GeocoderQueue.SearchesQueued>()
+    // A search whose every client has gone is dropped: out of the geocoder's queue, never called.
+    const flight = SingleFlight.makeWhileWanted<ReadonlyArray<Places.Place>, UpstreamError | GeocoderQueue.SearchesQueued>()
     return handlers.handle("places", ({ urlParams }) =>
       Effect.gen(function* () {
         const query = yield* queryOf(urlParams)
@@ -46,7 +47,9 @@ export const layer = HttpApiBuilder.group(Api, "places", (handlers) =>
         return yield* flight(query, Effect.provide(Places.searchNormalized(query, address), context)).pipe(
           Effect.map((places) => HttpServerResponse.unsafeJson({ places })),
           Effect.catchAll((error): Effect.Effect<never, TooManyRequests | ServiceUnavailable | BadGateway | GatewayTimeout> =>
-            error._tag === "SearchesQueued"
+            error._tag === "SearchesQueued" && error.everyone === true
+              ? failWithRetryAfter(new ServiceUnavailable({ detail: GeocoderQueue.detail(error) }), error.retryAfterSeconds)
+              : error._tag === "SearchesQueued"
               ? failWithRetryAfter(new TooManyRequests({ detail: GeocoderQueue.detail(error) }), error.retryAfterSeconds)
               : // Place search is not counted against the weather budget; its refusals are mapped for completeness.
                 UpstreamErrors.fail(error)
