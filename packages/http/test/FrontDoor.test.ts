@@ -74,3 +74,45 @@ describe("FrontDoor", () => {
       expect(body.text).toMatch(/^HTTP\/1\.1 408 /)
     }).pipe(Effect.scoped))
 })
+
+describe("FrontDoor connections per client", () => {
+  /** A connection, open once connected; what it was sent until it closed. */
+  const open = (port: number) =>
+    new Promise<{ socket: ReturnType<typeof connect>; closed: Promise<string> }>((done, fail) => {
+      const socket = connect(port, "127.0.0.1")
+      const chunks: Array<Buffer> = []
+      socket.on("data", (c: Buffer) => chunks.push(c))
+      const closed = new Promise<string>((end) => socket.on("close", () => end(Buffer.concat(chunks).toString())))
+      socket.once("connect", () => done({ socket, closed }))
+      socket.once("error", fail)
+    })
+
+  it.effect("past its cap a client's next connection is told 503 and closed; one closed makes room", () =>
+    Effect.gen(function* () {
+      const server = FrontDoor.makeServer({ ...options(FrontDoor.TIMEOUTS), connectionsPerClient: 3 }, ok, () => {})
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => server.closeAllConnections()).pipe(Effect.zipRight(Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))))
+      )
+      const port = (server.address() as AddressInfo).port
+      const idle = yield* Effect.promise(() => Promise.all([open(port), open(port), open(port)]))
+      const refused = yield* Effect.promise(() => open(port).then((c) => c.closed))
+      expect(refused).toMatch(/^HTTP\/1\.1 503 /)
+      expect(JSON.parse(refused.slice(refused.indexOf("\r\n\r\n") + 4))).toEqual({
+        detail: "Too many open connections from this address (at most 3); close some and try again."
+      })
+      idle[0]!.socket.destroy()
+      yield* Effect.promise(() => idle[0]!.closed)
+      // Node counts the close a moment later than the client sees it.
+      yield* Effect.promise(() => new Promise((done) => setTimeout(done, 50)))
+      const answer = yield* Effect.promise(() => slowClient(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+      expect(answer.text).toMatch(/^HTTP\/1\.1 200 /)
+      for (const c of idle) c.socket.destroy()
+    }).pipe(Effect.scoped))
+
+  it("is on by default when the server is reached directly, off behind trusted proxies", () => {
+    const direct = FrontDoor.makeServer(options(FrontDoor.TIMEOUTS), ok, () => {})
+    const proxied = FrontDoor.makeServer({ ...options(FrontDoor.TIMEOUTS), trustedProxyHops: 1 }, ok, () => {})
+    expect(direct.listenerCount("connection") - proxied.listenerCount("connection")).toBe(1)
+  })
+})

@@ -8,9 +8,11 @@
  * Node's own parser errors, CONNECT and the request timeouts are answered here too, as JSON.
  */
 import { createServer, type IncomingMessage, type Server, ServerResponse, STATUS_CODES } from "node:http"
+import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import type { HttpApp, HttpServer, HttpServerRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import { ClientNetwork } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as AccessLog from "./AccessLog.js"
@@ -49,7 +51,18 @@ export const TIMEOUTS: Timeouts = {
   drainMs: 10_000
 }
 
+/**
+ * Open connections one client network (ClientNetwork: an address, an IPv6 /64) may hold, when the
+ * server is reached directly: idle keep-alive connections are cheap to open and each holds a file
+ * descriptor, so without a cap one client could take them all (the process's file limit) and every
+ * other client would fail. Behind trusted proxies (`TRUSTED_PROXY_HOPS` > 0) every connection comes
+ * from a proxy and the cap is not applied: the proxy in front is the place for it (docs/deploy.md).
+ */
+export const CONNECTIONS_PER_CLIENT = 512
+
 export interface FrontDoorOptions {
+  /** Open connections per client network (0: no cap); by default `CONNECTIONS_PER_CLIENT` with no trusted proxy, else none. */
+  readonly connectionsPerClient?: number
   readonly basePath: string
   readonly publicOriginHttps: boolean
   readonly responses: ResponseIndex.Index
@@ -124,6 +137,29 @@ const onClientError = (error: Error & { readonly code?: string }, socket: Duplex
   }
   const [status, detail] = parserRefusal(error.code)
   rawAnswer(socket, status, detail)
+}
+
+/**
+ * Counts each client network's open connections; one past `cap` is told so (503) and closed at
+ * once, before anything of it is read.
+ */
+export const capConnections = (server: Server, cap: number): void => {
+  const open = new Map<string, number>()
+  server.on("connection", (socket: Socket) => {
+    const client = ClientNetwork.of(socket.remoteAddress ?? "unknown")
+    const count = open.get(client) ?? 0
+    if (count >= cap) {
+      rawAnswer(socket, 503, `Too many open connections from this address (at most ${cap}); close some and try again.`)
+      socket.destroySoon()
+      return
+    }
+    open.set(client, count + 1)
+    socket.once("close", () => {
+      const left = (open.get(client) ?? 1) - 1
+      if (left > 0) open.set(client, left)
+      else open.delete(client)
+    })
+  })
 }
 
 const onConnect = (_req: IncomingMessage, socket: Duplex) =>
@@ -234,6 +270,8 @@ export const makeServer = (
     handler(options, app, log)
   )
   server.keepAliveTimeout = timeouts.keepAliveMs
+  const cap = options.connectionsPerClient ?? ((options.trustedProxyHops ?? 0) > 0 ? 0 : CONNECTIONS_PER_CLIENT)
+  if (cap > 0) capConnections(server, cap)
   server.on("clientError", onClientError)
   server.on("connect", onConnect)
   return server
