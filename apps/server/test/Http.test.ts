@@ -199,6 +199,7 @@ for (const backend of backends) {
               "GET /api/v2/day",
               "GET /api/v2/cell",
               "GET /api/v2/trend",
+              "GET /api/v2/spells",
               "GET /api/v2/places",
               "GET /api/v2/alerts/config",
               "GET /api/v2/alerts/watches",
@@ -210,7 +211,7 @@ for (const backend of backends) {
           )
         }))
 
-      it.effect("the trend's payload is described field by field in the OpenAPI document", () =>
+      it.effect("the trend's, spells' and normals' payloads are described field by field in the OpenAPI document", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           const document = (yield* json(yield* http(server.url("/api/v2/openapi.json")))) as {
@@ -230,6 +231,10 @@ for (const backend of backends) {
           const trend = Object.keys(document.components.schemas).filter((name) => name.startsWith("Trend"))
           expect(trend.sort()).toEqual(["TrendPayload", "TrendPeriod", "TrendStanding", "TrendYear", "TrendYearValue"])
           for (const name of trend) walk(document.components.schemas[name], name)
+          const spells = Object.keys(document.components.schemas).filter((name) => name.startsWith("Spell") || name === "Normal")
+          expect(spells.sort()).toEqual(["Normal", "Spell", "SpellsPayload"])
+          for (const name of spells) walk(document.components.schemas[name], name)
+          walk(document.components.schemas.ForecastPayload, "ForecastPayload")
           expect(undescribed).toEqual([])
         }))
 

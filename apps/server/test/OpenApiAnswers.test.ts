@@ -161,7 +161,7 @@ const fresh = () => {
   return `lat=${lat.toFixed(2)}&lon=${lon.toFixed(2)}`
 }
 
-const VIEWS = ["grade", "forecast", "calendar", "day", "cell", "trend"] as const
+const VIEWS = ["grade", "forecast", "calendar", "day", "cell", "trend", "spells"] as const
 
 describe("the OpenAPI document against the real answers", () => {
   layer(world, { timeout: 180_000 })((it) => {

@@ -7,6 +7,7 @@ import type {
   DayPayload as DayPayloadSchema,
   ForecastPayload as ForecastPayloadSchema,
   GradePayload as GradePayloadSchema,
+  SpellsPayload as SpellsPayloadSchema,
   TrendPayload as TrendPayloadSchema
 } from "@climate-grade/core/data/Payloads"
 
@@ -15,6 +16,10 @@ export type ForecastPayload = ForecastPayloadSchema
 export type CalendarPayload = CalendarPayloadSchema
 export type DayPayload = DayPayloadSchema
 export type TrendPayload = TrendPayloadSchema
+export type SpellsPayload = SpellsPayloadSchema
+export type Spell = SpellsPayload["now"][number]
+/** A forecast day's normal: each variable's 10th, 50th and 90th percentiles for the date. */
+export type ForecastNormal = ForecastPayload["days"][number]["normal"]
 export type TrendStanding = TrendPayload["periods"]["month"]["variables"]["tmax"]
 export type Grade = GradePayload["variables"]["tmax"]
 export type DayGrade = DayPayload["variables"]["tmax"]

@@ -16,7 +16,9 @@ export const VIEWS = {
   calendar: { cell: "object", dates: "array", series: "object" },
   day: { cell: "object", date: "string", variables: "object" },
   // Not in the bundle: fetched on its own (the baseline, which may be null, is not checked here).
-  trend: { cell: "object", first: "string", last: "string", years: "array", periods: "object" }
+  trend: { cell: "object", first: "string", last: "string", years: "array", periods: "object" },
+  // Not in the bundle either (baseline and thresholds, which may be null, are not checked here).
+  spells: { cell: "object", first: "string", last: "string", until: "string", now: "array", top: "object", years: "array", recent: "array" }
 } as const satisfies Readonly<Record<string, Readonly<Record<string, Kind>>>>
 
 export type ViewName = keyof typeof VIEWS

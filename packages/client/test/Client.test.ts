@@ -130,6 +130,40 @@ for (const backend of backends) describe(`on ${backend.name}`, () => {
     })
   })
 
+  describe("the spells view", () => {
+    it("is fetched and stored on its own and revalidated by a later client with a 304 on the wire", async () => {
+      const store = memoryStore()
+      const rec = recorder()
+      const client = createClient({ baseUrl: world.baseUrl, fetch: rec.fetch, store })
+      const p = fresh()
+      await client.load(p.lat, p.lon)
+      expect(rec.to("/api/v2/spells")).toEqual([])
+      const first = await client.view("spells", p.lat, p.lon)
+      expect(first.source).toBe("network")
+      expect(first.data).toMatchObject({
+        view: "spells",
+        v: 1,
+        cell: { lat: Number(snapped(p.lat)) },
+        now: expect.any(Array),
+        top: { heat: expect.any(Array), cold: expect.any(Array), dry: expect.any(Array), wet: expect.any(Array) },
+        years: expect.any(Array),
+        recent: expect.any(Array)
+      })
+      const key = `/spells?lat=${snapped(p.lat)}&lon=${snapped(p.lon)}`
+      expect((await store.get([key]))[0]).toMatchObject({ key, etag: first.etag, v: 1 })
+      await client.close()
+
+      const later = createClient({ baseUrl: world.baseUrl, fetch: rec.fetch, store })
+      const again = await later.view("spells", p.lat, p.lon)
+      expect(again).toMatchObject({ source: "revalidated", etag: first.etag, data: first.data })
+      expect(rec.to("/api/v2/spells").map((c) => [c.status, c.headers.get("if-none-match")])).toEqual([
+        [200, null],
+        [304, first.etag]
+      ])
+      await later.close()
+    })
+  })
+
   describe("load", () => {
     it("peek: the stored bundle as cache results, or null, and never a request", async () => {
       const rec = recorder()

@@ -90,7 +90,7 @@ describe("pruning and eviction", () => {
 describe("payload check", () => {
   const payloads = {
     grade: gradePayload(1, 2),
-    forecast: { view: "forecast", v: 1, cell: gradePayload(1, 2).cell, issued: "x", days: [] },
+    forecast: { view: "forecast", v: 2, cell: gradePayload(1, 2).cell, issued: "x", days: [] },
     calendar: { view: "calendar", v: 1, cell: gradePayload(1, 2).cell, start: "a", end: "b", dates: ["a"], series: {} },
     day: { view: "day", v: 1, cell: gradePayload(1, 2).cell, date: "2024-01-01", source: "none", variables: {} },
     trend: {
@@ -102,6 +102,20 @@ describe("payload check", () => {
       baseline: null,
       years: [],
       periods: {}
+    },
+    spells: {
+      view: "spells",
+      v: 1,
+      cell: gradePayload(1, 2).cell,
+      first: "1940-01-01",
+      last: "2025-11-21",
+      until: "2025-12-12",
+      baseline: { from: 1961, to: 1990 },
+      thresholds: null,
+      now: [],
+      top: { heat: [], cold: [], dry: [], wet: [] },
+      years: [],
+      recent: []
     }
   } as const
 
@@ -111,7 +125,7 @@ describe("payload check", () => {
       expect(isPayload(view, good)).toBe(true)
       expect(payloadMembers(view, JSON.stringify(good))).not.toBeNull()
       for (const bad of [
-        { ...good, v: 2 },
+        { ...good, v: good.v + 1 },
         { ...good, view: view === "grade" ? "day" : "grade" },
         Object.fromEntries(Object.entries(good).filter(([k]) => k !== "cell")),
         null,

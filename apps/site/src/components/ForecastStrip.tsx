@@ -1,18 +1,29 @@
 /**
  * The coming days as a percentile strip: one column per day (one row per day on a phone), each value
- * on the colour of its grade. Choosing a day opens it in the day view.
+ * on the colour of its grade, with the date's normal range (10th to 90th percentile) beneath.
+ * Choosing a day opens it in the day view.
  */
 import { inkOn, labelColor, NO_DATA } from "../colors.js"
-import { formatPercentile, formatValue, labelWords, shortDate, VARIABLE_NAME, VARIABLES, weekday } from "../format.js"
+import { formatNumber, formatPercentile, formatValue, labelWords, shortDate, VARIABLE_NAME, VARIABLES, weekday } from "../format.js"
 import type { ForecastPayload, Grade, Units, Variable } from "../payloads.js"
 
-const Value = ({ variable, grade, units }: { variable: Variable; grade: Grade; units: Units }) => {
+type Band = ForecastPayload["days"][number]["normal"]["tmax"]
+
+/** The date's normal range, 10th to 90th percentile ("9–17 °C"); null without one. */
+const normalRange = (band: Band | undefined, unit: Grade["unit"], units: Units): string | null =>
+  band === undefined || band.p10 === null || band.p90 === null
+    ? null
+    : `${formatNumber(band.p10, unit, units)}–${formatValue(band.p90, unit, units)}`
+
+const Value = ({ variable, grade, units, normal }: { variable: Variable; grade: Grade; units: Units; normal: Band | undefined }) => {
   const colored = grade.label !== null
+  const range = normalRange(normal, grade.unit, units)
   const name =
     `${VARIABLE_NAME[variable]} ${formatValue(grade.value, grade.unit, units)}` +
     (grade.percentile === null || grade.label === null
       ? ", no percentile"
-      : `, percentile ${formatPercentile(grade.percentile)}, ${labelWords(variable, grade.label)}`)
+      : `, percentile ${formatPercentile(grade.percentile)}, ${labelWords(variable, grade.label)}`) +
+    (range === null ? "" : `, normal ${range}`)
   return (
     <span
       class={`fc-value fc-${variable}`}
@@ -26,6 +37,7 @@ const Value = ({ variable, grade, units }: { variable: Variable; grade: Grade; u
       <span aria-hidden="true">
         <span class="fc-num">{formatValue(grade.value, grade.unit, units)}</span>
         {grade.percentile !== null && <span class="fc-p">p{formatPercentile(grade.percentile)}</span>}
+        {range !== null && <span class="fc-normal">{range}</span>}
       </span>
     </span>
   )
@@ -64,7 +76,7 @@ export const ForecastStrip = ({
             <span class="fc-daynum">{shortDate(day.date).slice(4)}</span>
           </button>
           {VARIABLES.map((v) => (
-            <Value key={v} variable={v} grade={day[v]} units={units} />
+            <Value key={v} variable={v} grade={day[v]} units={units} normal={day.normal?.[v]} />
           ))}
         </li>
       ))}

@@ -13,6 +13,8 @@ import * as Schema from "effect/Schema"
 import type { Cell } from "../Cell.js"
 import * as CivilDate from "../CivilDate.js"
 import * as Lru from "../Lru.js"
+import * as Spells from "../spells/Spells.js"
+import * as Baseline from "../trend/Baseline.js"
 import { CellData, type Forecast, HOUR_MS, type History } from "../weather/CellData.js"
 import * as DailySeries from "../weather/DailySeries.js"
 import type { NoHistory, UpstreamError } from "../weather/Errors.js"
@@ -136,6 +138,8 @@ export class DataViews extends Context.Tag("@climate-grade/core/DataViews")<
     ) => Effect.Effect<Plan<Payloads.DayPayload>, DataError | DateOutOfRange>
     /** The climate context (`GET /trend`): from the history alone, no forecast. */
     readonly trend: (cell: Cell) => Effect.Effect<Plan<Payloads.TrendPayload>, DataError>
+    /** Heat waves, cold spells, dry and wet spells (`GET /spells`): over the history, then the forecast. */
+    readonly spells: (cell: Cell) => Effect.Effect<Plan<Payloads.SpellsPayload>, DataError>
     /**
      * Prefetch: the calendar (24 months) and the record's last day, from the history already
      * held, with no weather call; None when the cell has no history held. At most one geocoder
@@ -172,21 +176,42 @@ export const make = (options: DataViewsOptions) =>
     const capacity = options.gradingCacheSize ?? 32
     // A grading is a pure function of the record; the record changes only when its end does.
     // Weighed as twice its record: the grader keeps the record and a sorted copy of its values.
-    const gradings = Lru.make<string, { readonly end: number; readonly grading: Views.Grading; readonly bytes: number }>({
+    // The spells' baseline thresholds are the record's too, kept beside it once computed.
+    interface Graded {
+      readonly end: number
+      readonly grading: Views.Grading
+      readonly bytes: number
+      thresholds?: Spells.Thresholds | null
+    }
+    const gradings = Lru.make<string, Graded>({
       name: "gradings",
       capacity,
       maxWeight: options.gradingCacheBytes ?? 24 * 1024 * 1024,
       weigh: (entry) => entry.bytes
     })
-    const gradingFor = (cell: Cell, history: History) =>
+    const gradedFor = (cell: Cell, history: History) =>
       Effect.sync(() => {
         const hit = gradings.get(cell.key)
-        const entry =
+        const entry: Graded =
           hit !== undefined && hit.end === history.end
             ? hit
             : { end: history.end, grading: options.makeGrading(history.series), bytes: 2 * DailySeries.bytes(history.series) }
         if (entry !== hit) gradings.set(cell.key, entry)
-        return entry.grading
+        return entry
+      })
+    const gradingFor = (cell: Cell, history: History) => Effect.map(gradedFor(cell, history), (entry) => entry.grading)
+    /**
+     * The spells' thresholds of a record, computed once and held with its grading; undefined
+     * where the forecast enters them (a record ending within two days of its baseline's end),
+     * so that the view computes them from its series each time.
+     */
+    const thresholdsFor = (cell: Cell, history: History) =>
+      Effect.map(gradedFor(cell, history), (entry): Spells.Thresholds | null | undefined => {
+        if (!Spells.thresholdsHeld(history.series, history.end)) return undefined
+        if (entry.thresholds === undefined) {
+          entry.thresholds = Spells.thresholds(history.series, Baseline.of(history.series.start, history.end))
+        }
+        return entry.thresholds
       })
 
     const cellInfo = (cell: Cell, label: string | null, timezone: string): Payloads.CellInfo => ({
@@ -416,6 +441,38 @@ export const make = (options: DataViewsOptions) =>
         )
       })
 
+    const spells = (cell: Cell) =>
+      Effect.gen(function* () {
+        const [history, forecast, label] = yield* Effect.all([data.history(cell), data.forecast(cell), data.label(cell)], {
+          concurrency: "unbounded"
+        })
+        const now = yield* Clock.currentTimeMillis
+        const today = CivilDate.todayIn(now, history.timezone)
+        // Today is a parameter: which spells are `now` and `recent` turns with the cell's date.
+        return plan(
+          "spells",
+          cell,
+          {
+            params: { date: CivilDate.format(today) },
+            label,
+            timezone: history.timezone,
+            recordEnd: CivilDate.format(history.end),
+            forecastStamp: forecast.stamp
+          },
+          CivilDate.format(today),
+          Effect.map(thresholdsFor(cell, history), (thresholds) =>
+            Views.spells({
+              cell: cellInfo(cell, label, history.timezone),
+              history: history.series,
+              forecast: forecast.series,
+              today,
+              ...(thresholds === undefined ? {} : { thresholds })
+            })
+          ),
+          validity(now, history.timezone, history.checkedAt + HOUR_MS, forecast.checkedAt + HOUR_MS)
+        )
+      })
+
     const grade = (cell: Cell) => forecastPlan("grade", cell, Views.grade)
     const forecast = (cell: Cell) => forecastPlan("forecast", cell, Views.forecast)
 
@@ -433,7 +490,7 @@ export const make = (options: DataViewsOptions) =>
             { concurrency: "unbounded" }
           ).pipe(Effect.map((slices) => Option.some(bundlePlan(cell, false, slices))))
 
-    return DataViews.of({ grade, heldGrade, forecast, calendar, day, trend, prefetch, bundle })
+    return DataViews.of({ grade, heldGrade, forecast, calendar, day, trend, spells, prefetch, bundle })
   })
 
 export const layer = (options: DataViewsOptions) => Layer.effect(DataViews, make(options))

@@ -97,11 +97,27 @@ export const GradePayload = Schema.Struct({
 }).annotations({ identifier: "GradePayload" })
 export type GradePayload = typeof GradePayload.Type
 
+const NormalBand = (what: string) =>
+  Schema.NullOr(Schema.Number).annotations(
+    d(`${what} of the date's sample (as the day view's climatology); null when the sample has fewer than 30 values`)
+  )
+
+export const Normal = Schema.Struct({
+  p10: NormalBand("The 10th percentile"),
+  p50: NormalBand("The median"),
+  p90: NormalBand("The 90th percentile")
+}).annotations({ identifier: "Normal" })
+export type Normal = typeof Normal.Type
+
 export const ForecastDay = Schema.Struct({
   date: IsoDate,
   tmax: field(Grade, "Daily maximum temperature, graded"),
   tmin: field(Grade, "Daily minimum temperature, graded"),
-  precip: field(Grade, "Daily precipitation, graded")
+  precip: field(Grade, "Daily precipitation, graded"),
+  normal: field(
+    Variables(Normal, "the date's climatology bands"),
+    "What is normal for the date: the 10th, 50th and 90th percentiles of each variable's sample"
+  )
 })
 
 export const ForecastPayload = Schema.Struct({
@@ -253,3 +269,75 @@ export const TrendPayload = Schema.Struct({
   )
 }).annotations({ identifier: "TrendPayload" })
 export type TrendPayload = typeof TrendPayload.Type
+
+const SpellKind = Schema.Literal("heat", "cold", "dry", "wet")
+const optional = <S extends Schema.Schema.Any>(schema: S, description: string) =>
+  Schema.optionalWith(schema, { exact: true }).annotations(d(description))
+
+export const Spell = Schema.Struct({
+  kind: SpellKind.annotations(d("heat wave, cold spell, dry spell or wet spell")),
+  start: IsoDate.annotations(d("The spell's first day")),
+  end: IsoDate.annotations(d("The spell's last day")),
+  days: Schema.Int.annotations(d("How many days it lasts")),
+  peak: optional(
+    Schema.Number,
+    "Heat waves and cold spells: the largest Excess Heat Factor (cold: Excess Cold Factor) of the 3-day windows that make it, °C², 0.1"
+  ),
+  total: optional(Schema.Number, "Wet spells: the precipitation over its days, mm, 0.1"),
+  severity: optional(
+    Schema.Literal("low", "severe", "extreme"),
+    "Heat waves and cold spells: extreme when the peak is at least 3 × ehf85 (cf85), severe when at least ehf85 (cf85), else low"
+  ),
+  rank_days: Schema.Int.annotations(d("1 + the number of spells of its kind here that lasted strictly longer")),
+  rank_peak: optional(Schema.Int, "Heat waves and cold spells: 1 + the number of its kind with a strictly larger peak (unrounded)"),
+  rank_total: optional(Schema.Int, "Wet spells: 1 + the number of wet spells with a strictly larger total (unrounded)"),
+  of: Schema.Int.annotations(d("How many spells of its kind the series holds")),
+  forecast: Schema.Boolean.annotations(d("True when a day of it lies after the record's last day: it may still change"))
+}).annotations({ identifier: "Spell" })
+export type Spell = typeof Spell.Type
+
+const Spells = (description: string) => Schema.Array(Spell).annotations(d(description))
+
+export const SpellsPayload = Schema.Struct({
+  view: View("spells"),
+  v: Version,
+  cell: field(CellInfo, "The 0.25° cell the coordinates snap to"),
+  first: IsoDate.annotations(d("The record's first day")),
+  last: IsoDate.annotations(d("The record's last day: days after it come from the forecast")),
+  until: IsoDate.annotations(d("The last forecast day: where the series ends")),
+  baseline: Schema.NullOr(
+    Schema.Struct({
+      from: Schema.Int.annotations(d("The baseline's first year")),
+      to: Schema.Int.annotations(d("The baseline's last year"))
+    })
+  ).annotations(d("As the trend view's: 1961–1990, else the record's first 30 whole years; null when it holds fewer (then no heat waves or cold spells)")),
+  thresholds: Schema.NullOr(
+    Schema.Struct({
+      t95: Schema.Number.annotations(d("The 95th percentile (linear) of the baseline's daily mean temperature (tmax + tmin) / 2, °C, 0.01")),
+      t05: Schema.Number.annotations(d("The 5th percentile, likewise")),
+      ehf85: Schema.NullOr(Schema.Number).annotations(d("The 85th percentile of the baseline days' positive EHF, °C², 0.01; null when none is positive")),
+      cf85: Schema.NullOr(Schema.Number).annotations(d("The 85th percentile of the baseline days' positive cold factors, likewise"))
+    })
+  ).annotations(d("The baseline's thresholds; null without a baseline")),
+  now: Spells("The spells that include today or start after it, in order of start"),
+  top: field(
+    Schema.Struct({
+      heat: Spells("The 10 heat waves with the highest peaks (the earlier first on a tie)"),
+      cold: Spells("The 10 cold spells with the highest peaks"),
+      dry: Spells("The 10 longest dry spells (at least 5 days under 1 mm)"),
+      wet: Spells("The 10 wet spells (at least 3 days of 1 mm or more) with the largest totals")
+    }),
+    "Each kind's best ranked"
+  ),
+  years: Schema.Array(
+    Schema.Struct({
+      year: Schema.Int.annotations(d("The calendar year")),
+      heat_days: Schema.Int.annotations(d("Days of the year inside heat waves")),
+      cold_days: Schema.Int.annotations(d("Days of the year inside cold spells")),
+      dry_longest: Schema.Int.annotations(d("The longest dry spell that ends in the year; 0 when none does")),
+      wet_days: Schema.Int.annotations(d("Days of the year inside wet spells"))
+    })
+  ).annotations(d("Every calendar year of the series, in order")),
+  recent: Spells("Every spell that ends 730 days before today or later, in order of start")
+}).annotations({ identifier: "SpellsPayload" })
+export type SpellsPayload = typeof SpellsPayload.Type

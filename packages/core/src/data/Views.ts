@@ -3,6 +3,8 @@
  * Everything that can change their bytes is an input here, and so goes into the freshness token.
  */
 import * as CivilDate from "../CivilDate.js"
+import { MIN_SAMPLE } from "../grading/Grader.js"
+import * as Spells from "../spells/Spells.js"
 import * as Trend from "../trend/Trend.js"
 import * as DailySeries from "../weather/DailySeries.js"
 import type { Variable } from "../weather/DailySeries.js"
@@ -15,6 +17,8 @@ import type {
   ForecastPayload,
   Grade,
   GradePayload,
+  Normal,
+  SpellsPayload,
   TrendPayload
 } from "./Payloads.js"
 
@@ -62,6 +66,12 @@ export const grade = (input: {
   variables: perVariable((v) => input.grading.grade(v, input.today, valueOn(input.forecast, v, input.today)))
 })
 
+/** A date's normal: its climatology's 10th, 50th and 90th percentiles, none below the grading's sample size. */
+const normalOf = (climatology: Climatology): Normal =>
+  climatology.n < MIN_SAMPLE
+    ? { p10: null, p50: null, p90: null }
+    : { p10: climatology.p10, p50: climatology.p50, p90: climatology.p90 }
+
 export const forecast = (input: {
   readonly cell: CellInfo
   readonly today: CivilDate.EpochDay
@@ -73,7 +83,8 @@ export const forecast = (input: {
   for (let date = input.today; date <= lastDay(input.forecast); date++) {
     days.push({
       date: CivilDate.format(date),
-      ...perVariable((v) => input.grading.grade(v, date, valueOn(input.forecast, v, date)))
+      ...perVariable((v) => input.grading.grade(v, date, valueOn(input.forecast, v, date))),
+      normal: perVariable((v) => normalOf(input.grading.climatology(v, date)))
     })
   }
   return { view: "forecast", v: PAYLOAD_VER.forecast, cell: input.cell, issued: issued(input.stamp), days }
@@ -161,4 +172,26 @@ export const trend = (input: { readonly cell: CellInfo; readonly history: DailyS
     years: t.years,
     periods: { month: period(t.periods.month), season: period(t.periods.season), year: period(t.periods.year) }
   }
+}
+
+/**
+ * The spells view: over the record and then the forecast, with the baseline's thresholds as held
+ * for the record (computed here when not).
+ */
+export const spells = (input: {
+  readonly cell: CellInfo
+  readonly history: DailySeries.DailySeries
+  readonly forecast: DailySeries.DailySeries | null
+  readonly today: CivilDate.EpochDay
+  readonly thresholds?: Spells.Thresholds | null
+}): SpellsPayload => {
+  const recordLast = lastDay(input.history)
+  const series = Spells.series(input.history, recordLast, input.forecast)
+  const built = Spells.build({
+    series,
+    recordLast,
+    today: input.today,
+    ...(input.thresholds === undefined ? {} : { thresholds: input.thresholds })
+  })
+  return { view: "spells", v: PAYLOAD_VER.spells, cell: input.cell, ...Spells.toJson(built) }
 }

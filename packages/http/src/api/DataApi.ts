@@ -66,6 +66,16 @@ export class DataGroup extends HttpApiGroup.make("data")
       )
   )
   .add(
+    HttpApiEndpoint.get("spells", "/spells")
+      .setUrlParams(Schema.Struct(Where))
+      .addSuccess(Payloads.SpellsPayload)
+      .addSuccess(NotModified)
+      .annotate(
+        OpenApi.Description,
+        "Heat waves (Excess Heat Factor), cold spells, dry and wet spells over the record and the coming days, each ranked against every other of its kind here: those on or coming, each kind's top 10, the days per year and the last two years' spells."
+      )
+  )
+  .add(
     HttpApiEndpoint.get("cell", "/cell")
       .setUrlParams(Schema.Struct({ ...Where, prefetch: DataQuery.prefetch }))
       .addSuccess(Payloads.BundlePayload)

@@ -196,6 +196,15 @@ export const layer = HttpApiBuilder.group(Api, "data", (handlers) =>
           refail
         )
       )
+      .handle("spells", ({ urlParams }) =>
+        Effect.catchAll(
+          Effect.suspend(() => {
+            const cell = DataQuery.cellOf(urlParams)
+            return routes.gate(cell, routes.view(routes.views.spells(cell)))
+          }),
+          refail
+        )
+      )
       .handle("cell", ({ urlParams }) => Effect.catchAll(routes.bundle(urlParams), refail))
   )
 )
