@@ -16,7 +16,6 @@ import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServ
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import { sampleValue } from "./support/Prometheus.js"
 
 class Upstreams extends Context.Tag("test/SpellsUpstreams")<
@@ -90,7 +89,7 @@ const todayBerlin = () => CivilDate.todayIn(Date.now(), DayEdges.CELL_ZONE)
 /** The series the server sees for a cell: the fake's archive to `recordLast`, then its forecast (shifted hot where asked) to today + 15. */
 const expectedSpells = (where: { lat: number; lon: number }, recordLast: number, today: number) => {
   const cell = Cell.fromCoordinates(where.lat, where.lon)
-  const start = Option.getOrThrow(CivilDate.parse(HISTORY_START))
+  const start = CivilDate.parse(HISTORY_START)!
   const until = today + 15
   const day = (d: number) => {
     const base = FakeOpenMeteo.weather(cell.lat, cell.lon, d)
@@ -160,7 +159,7 @@ for (const backend of backends) {
           expect(Object.keys(body)).toEqual(["view", "v", "cell", "first", "last", "until", "baseline", "thresholds", "now", "top", "years", "recent"])
           expect(body).toMatchObject({ view: "spells", v: 1, first: HISTORY_START, baseline: { from: 1970, to: 1999 } })
           const today = todayBerlin()
-          const last = Option.getOrThrow(CivilDate.parse(body.last))
+          const last = CivilDate.parse(body.last)!
           expect(last).toBe(today - 5)
           expect(body.until).toBe(CivilDate.format(today + 15))
           const expected = expectedSpells(where, last, today)
