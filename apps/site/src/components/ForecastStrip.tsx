@@ -34,10 +34,10 @@ const Value = ({ variable, grade, units, normal }: { variable: Variable; grade: 
       }}
     >
       <span class="sr-only">{name}</span>
-      <span aria-hidden="true">
+      {/* The normal range is drawn from the attribute (styles.css): no element more per value. */}
+      <span aria-hidden="true" data-normal={range ?? undefined}>
         <span class="fc-num">{formatValue(grade.value, grade.unit, units)}</span>
         {grade.percentile !== null && <span class="fc-p">p{formatPercentile(grade.percentile)}</span>}
-        {range !== null && <span class="fc-normal">{range}</span>}
       </span>
     </span>
   )

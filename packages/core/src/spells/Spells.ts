@@ -5,8 +5,8 @@
  *
  * Pure functions without IO. The baseline's thresholds are a function of the record alone (but
  * for an edge case, `thresholdsHeld`), so a caller computes them once per record and passes them
- * in; a build is then one pass over the series for the daily mean temperature, one for the
- * factors and runs of all four kinds, and a sort per kind for the ranks.
+ * in; a build is then one pass over the series for the daily mean temperature (and where it is
+ * missing), one for the factors and runs of all four kinds, and a sort per kind for the ranks.
  */
 import * as CivilDate from "../CivilDate.js"
 import { quantileLinear, round, upperBound } from "../grading/Percentile.js"
@@ -119,25 +119,29 @@ export const meanTemperature = (s: DailySeries): Float64Array => {
   return t
 }
 
+/** Prefix counts of missing t: entry i counts the days before i without one. */
+const missingBefore = (t: Float64Array): Int32Array => {
+  const out = new Int32Array(t.length + 1)
+  for (let i = 0; i < t.length; i++) out[i + 1] = out[i]! + (Number.isNaN(t[i]!) ? 1 : 0)
+  return out
+}
+
+/** Whether day i has a window: t on i, i+1, i+2 and on each of the 30 days before. */
+const hasWindow = (missing: Int32Array, i: number): boolean =>
+  i >= ACCLIMATISATION && i + WINDOW < missing.length && missing[i + WINDOW]! === missing[i - ACCLIMATISATION]!
+
+/** The window's mean, (t(i) + t(i+1) + t(i+2)) / 3. */
+const m3At = (t: Float64Array, i: number): number => (t[i]! + t[i + 1]! + t[i + 2]!) / 3
+
 /**
- * The factors' ingredients at day i: `m3` (the window's mean) and `acc` (the 30 days before);
- * false where any of those days has no t. Written to `at` so the hot loop allocates nothing.
- * The 30 days are summed afresh in order for each day (not a running sum), so a window's value
- * does not depend on where in the series it lies.
+ * The mean t of the 30 days before i, summed afresh in order (not a running sum, so a window's
+ * value does not depend on where in the series it lies). Asked only where a factor is positive:
+ * its sign is that of m3 − t95 (t05 − m3), the other term being at least 1.
  */
-const at = { m3: 0, acc: 0 }
-const windowAt = (t: Float64Array, i: number): boolean => {
-  if (i < ACCLIMATISATION || i + WINDOW - 1 >= t.length) return false
-  const a = t[i]!
-  const b = t[i + 1]!
-  const c = t[i + 2]!
-  if (Number.isNaN(a) || Number.isNaN(b) || Number.isNaN(c)) return false
+const acclimatisedAt = (t: Float64Array, i: number): number => {
   let sum = 0
   for (let k = i - ACCLIMATISATION; k < i; k++) sum += t[k]!
-  if (Number.isNaN(sum)) return false
-  at.m3 = (a + b + c) / 3
-  at.acc = sum / ACCLIMATISATION
-  return true
+  return sum / ACCLIMATISATION
 }
 
 /** EHF(i) = (m3 − t95) × max(1, m3 − acc). */
@@ -167,12 +171,12 @@ export const thresholds = (s: DailySeries, baseline: Baseline.Baseline | null, t
   const t05 = quantileLinear(sorted, 0.05)
   const heat: Array<number> = []
   const cold: Array<number> = []
+  const missing = missingBefore(t)
   for (let i = from; i <= to; i++) {
-    if (!windowAt(t, i)) continue
-    const h = ehf(at.m3, at.acc, t95)
-    const c = cf(at.m3, at.acc, t05)
-    if (h > 0) heat.push(h)
-    if (c > 0) cold.push(c)
+    if (!hasWindow(missing, i)) continue
+    const m3 = m3At(t, i)
+    if (m3 > t95) heat.push(ehf(m3, acclimatisedAt(t, i), t95))
+    if (m3 < t05) cold.push(cf(m3, acclimatisedAt(t, i), t05))
   }
   const p85 = (xs: Array<number>) => (xs.length === 0 ? null : quantileLinear(Float64Array.from(xs).sort(), 0.85))
   return { t95, t05, ehf85: p85(heat), cf85: p85(cold) }
@@ -225,6 +229,23 @@ const ranks = (values: ReadonlyArray<number>): Array<number> => {
   return values.map((v) => 1 + sorted.length - upperBound(sorted, v))
 }
 
+/**
+ * The TOP spells of lowest rank, ties by the earlier start, from spells in start order: one pass
+ * keeping the best so far in order (a later spell of equal rank never displaces an earlier one).
+ */
+const best = (spells: ReadonlyArray<Spell>, rank: (x: Spell) => number): Array<Spell> => {
+  const kept: Array<Spell> = []
+  for (const x of spells) {
+    const r = rank(x)
+    if (kept.length === TOP && r >= rank(kept[TOP - 1]!)) continue
+    let at = kept.length
+    while (at > 0 && rank(kept[at - 1]!) > r) at--
+    kept.splice(at, 0, x)
+    if (kept.length > TOP) kept.pop()
+  }
+  return kept
+}
+
 export interface BuildInput {
   readonly series: DailySeries
   /** The record's last day: days after it are the forecast's. */
@@ -260,37 +281,32 @@ export const build = (input: BuildInput): Spells => {
   let wetFrom = -1
   let wetTotal = 0
   const precip = s.precip
-  const closeDry = (end: number) => {
-    if (dryFrom >= 0 && end - dryFrom + 1 >= DRY_MIN_DAYS) dry.push({ start: dryFrom, end, value: Number.NaN })
-    dryFrom = -1
-  }
-  const closeWet = (end: number) => {
-    if (wetFrom >= 0 && end - wetFrom + 1 >= WET_MIN_DAYS) wet.push({ start: wetFrom, end, value: wetTotal })
-    wetFrom = -1
-    wetTotal = 0
-  }
-  for (let i = 0; i < n; i++) {
-    if (th !== null && windowAt(t, i)) {
-      const h = ehf(at.m3, at.acc, th.t95)
-      if (h > 0) heat.add(i, h)
-      const c = cf(at.m3, at.acc, th.t05)
-      if (c > 0) cold.add(i, c)
+  const missing = missingBefore(t)
+  for (let i = 0; i <= n; i++) {
+    if (i < n && th !== null && hasWindow(missing, i)) {
+      const m3 = m3At(t, i)
+      if (m3 > th.t95) heat.add(i, ehf(m3, acclimatisedAt(t, i), th.t95))
+      if (m3 < th.t05) cold.add(i, cf(m3, acclimatisedAt(t, i), th.t05))
     }
-    const p = precip[i]!
-    if (Number.isNaN(p)) {
-      closeDry(i - 1)
-      closeWet(i - 1)
-    } else if (p < WET_DAY_MM) {
-      closeWet(i - 1)
-      if (dryFrom < 0) dryFrom = i
-    } else {
-      closeDry(i - 1)
+    // Past the last day, p is NaN: it ends whatever run is open.
+    const p = i < n ? precip[i]! : Number.NaN
+    const isDry = p < WET_DAY_MM
+    const isWet = p >= WET_DAY_MM
+    if (!isDry && dryFrom >= 0) {
+      if (i - dryFrom >= DRY_MIN_DAYS) dry.push({ start: dryFrom, end: i - 1, value: Number.NaN })
+      dryFrom = -1
+    }
+    if (!isWet && wetFrom >= 0) {
+      if (i - wetFrom >= WET_MIN_DAYS) wet.push({ start: wetFrom, end: i - 1, value: wetTotal })
+      wetFrom = -1
+      wetTotal = 0
+    }
+    if (isDry && dryFrom < 0) dryFrom = i
+    if (isWet) {
       if (wetFrom < 0) wetFrom = i
       wetTotal += p
     }
   }
-  closeDry(n - 1)
-  closeWet(n - 1)
 
   const finish = (kind: Kind, found: ReadonlyArray<Found>): Array<Spell> => {
     const days = found.map((f) => f.end - f.start + 1)
@@ -312,10 +328,7 @@ export const build = (input: BuildInput): Spells => {
   }
   const all = { heat: finish("heat", heat.runs), cold: finish("cold", cold.runs), dry: finish("dry", dry), wet: finish("wet", wet) }
 
-  const topOf = (kind: Kind): Array<Spell> => {
-    const rank = (x: Spell) => (kind === "dry" ? x.rankDays : x.rankValue!)
-    return [...all[kind]].sort((a, b) => rank(a) - rank(b) || a.start - b.start).slice(0, TOP)
-  }
+  const topOf = (kind: Kind): Array<Spell> => (kind === "dry" ? best(all[kind], (x) => x.rankDays) : best(all[kind], (x) => x.rankValue!))
   // Every kind's spells are in start order already: a stable sort keeps KINDS order on a tie.
   const every = [...all.heat, ...all.cold, ...all.dry, ...all.wet]
   const now = every.filter((x) => x.end >= input.today).sort(byStart)
@@ -341,7 +354,7 @@ const yearCounts = (first: number, until: number, all: Readonly<Record<Kind, Rea
   const y1 = CivilDate.toYmd(until).year
   const count = y1 - y0 + 1
   const jan1 = Int32Array.from({ length: count + 1 }, (_, k) => CivilDate.fromYmd({ year: y0 + k, month: 1, day: 1 }))
-  const yearIndex = (date: number) => CivilDate.toYmd(date).year - y0
+  const yearIndex = (date: number) => upperBound(jan1, date) - 1
   const days = { heat: new Int32Array(count), cold: new Int32Array(count), wet: new Int32Array(count) }
   for (const kind of ["heat", "cold", "wet"] as const) {
     for (const x of all[kind]) {
@@ -394,16 +407,37 @@ export interface SpellsJson {
 }
 
 export const spellJson = (x: Spell): SpellJson => {
-  const dates = { kind: x.kind, start: CivilDate.format(x.start), end: CivilDate.format(x.end), days: x.days }
-  const tail = { of: x.of, forecast: x.forecast }
+  const start = CivilDate.format(x.start)
+  const end = CivilDate.format(x.end)
   switch (x.kind) {
     case "heat":
     case "cold":
-      return { ...dates, peak: round(x.value, 1), severity: x.severity!, rank_days: x.rankDays, rank_peak: x.rankValue!, ...tail }
+      return {
+        kind: x.kind,
+        start,
+        end,
+        days: x.days,
+        peak: round(x.value, 1),
+        severity: x.severity!,
+        rank_days: x.rankDays,
+        rank_peak: x.rankValue!,
+        of: x.of,
+        forecast: x.forecast
+      }
     case "wet":
-      return { ...dates, total: round(x.value, 1), rank_days: x.rankDays, rank_total: x.rankValue!, ...tail }
+      return {
+        kind: x.kind,
+        start,
+        end,
+        days: x.days,
+        total: round(x.value, 1),
+        rank_days: x.rankDays,
+        rank_total: x.rankValue!,
+        of: x.of,
+        forecast: x.forecast
+      }
     case "dry":
-      return { ...dates, rank_days: x.rankDays, ...tail }
+      return { kind: x.kind, start, end, days: x.days, rank_days: x.rankDays, of: x.of, forecast: x.forecast }
   }
 }
 
