@@ -151,7 +151,7 @@ for (const backend of backends) {
           expect(since(up, before)).toEqual({ archive: 1, forecast: 1, geocoder: 1 })
           expect(answer.headers.etag).toMatch(/^W\/"[0-9a-f]{32}"$/)
           expect([answer.headers["cache-control"], answer.headers.vary, answer.headers["content-type"]]).toEqual([
-            "no-cache",
+            "max-age=0, s-maxage=10",
             "Accept-Encoding",
             "application/json"
           ])
@@ -261,7 +261,7 @@ for (const backend of backends) {
             expect(revalidated.body.length).toBe(0)
             expect([revalidated.headers.etag, revalidated.headers["cache-control"], revalidated.headers.vary]).toEqual([
               etag,
-              "no-cache",
+              "max-age=0, s-maxage=10",
               "Accept-Encoding"
             ])
             for (const absent of ["content-type", "content-encoding", "content-length"]) expect(revalidated.headers[absent]).toBeUndefined()
