@@ -298,7 +298,9 @@ describe("the OpenAPI document against the real answers", () => {
         weather.faults.forecast.push("hang")
         const forecasts = weather.requests.forecast.length
         const slowForecast = yield* Effect.fork(
-          Effect.all([call(`/grade?${warm}`), call(`/forecast?${warm}`), call(`/cell?${warm}`)], { concurrency: "unbounded" })
+          Effect.all([call(`/grade?${warm}`), call(`/forecast?${warm}`), call(`/spells?${warm}`), call(`/cell?${warm}`)], {
+            concurrency: "unbounded"
+          })
         )
         yield* until(() => weather.requests.forecast.length > forecasts, "the silent forecast call")
         // A watch of a new place loads it first, so a silent archive is 504 there too.
