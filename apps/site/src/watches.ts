@@ -6,6 +6,11 @@ import { getJson } from "./api.js"
 
 export type Kind = "heat" | "cold" | "wet" | "heatwave" | "coldspell"
 export const KINDS: ReadonlyArray<Kind> = ["heat", "cold", "wet", "heatwave", "coldspell"]
+/** The daily kinds, which "Watch this place" offers; the spell kinds are offered on the account page. */
+export const DAILY_KINDS: ReadonlyArray<Kind> = ["heat", "cold", "wet"]
+export const SPELL_KINDS: ReadonlyArray<Kind> = ["heatwave", "coldspell"]
+/** How the account page names a spell kind's switch for one place. */
+export const SPELL_SWITCH: Partial<Record<Kind, string>> = { heatwave: "Heat waves", coldspell: "Cold spells" }
 
 /** The kinds in words, as the checkboxes and lists show them. */
 export const KIND_WORD: Record<Kind, string> = { heat: "heat", cold: "cold", wet: "wet", heatwave: "heat waves", coldspell: "cold spells" }

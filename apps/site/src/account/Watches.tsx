@@ -13,6 +13,8 @@ import {
   KIND_WORD,
   KINDS,
   type Kind,
+  SPELL_KINDS,
+  SPELL_SWITCH,
   kindsInWords,
   loadConfig,
   loadSent,
@@ -132,22 +134,6 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
                         <strong>{link.text}</strong>
                       </a>{" "}
                       <span class="muted">{kindsInWords(w.kinds)}</span>
-                      <fieldset class="watch-kinds">
-                        <legend class="sr-only">Kinds watched at {w.label}</legend>
-                        {KINDS.map((k) => (
-                          <label key={k}>
-                            <input
-                              type="checkbox"
-                              checked={w.kinds.includes(k)}
-                              onChange={(e) => {
-                                const on = (e.currentTarget as HTMLInputElement).checked
-                                void change(w, KINDS.filter((x) => (x === k ? on : w.kinds.includes(x))))
-                              }}
-                            />
-                            {KIND_WORD[k]}
-                          </label>
-                        ))}
-                      </fieldset>
                     </span>
                     <button type="button" class="button" onClick={() => stop(w)}>
                       Stop watching {w.label}
@@ -160,6 +146,32 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
         <p role="status" class="muted">
           {message}
         </p>
+        {watches.tag === "ok" && watches.value.length > 0 && (
+          <div class="spell-watches">
+            <h3>Heat waves and cold spells</h3>
+            <p class="muted">
+              One message per severe or extreme heat wave or cold spell at a watched place, however the forecast moves it.
+            </p>
+            {watches.value.map((w) => (
+              <fieldset key={w.id} class="watch-kinds">
+                <legend>{w.label}</legend>
+                {SPELL_KINDS.map((k) => (
+                  <label key={k}>
+                    <input
+                      type="checkbox"
+                      checked={w.kinds.includes(k)}
+                      onChange={(e) => {
+                        const on = (e.currentTarget as HTMLInputElement).checked
+                        void change(w, KINDS.filter((x) => (x === k ? on : w.kinds.includes(x))))
+                      }}
+                    />
+                    {SPELL_SWITCH[k]} at {w.label}
+                  </label>
+                ))}
+              </fieldset>
+            ))}
+          </div>
+        )}
         <details class="kind-meanings">
           <summary>What each kind means</summary>
           <dl>

@@ -16,8 +16,8 @@ import {
   isCell,
   KIND_HINT,
   KIND_WORD,
+  DAILY_KINDS as KINDS,
   type Kind,
-  KINDS,
   kindsInWords,
   loadConfig,
   loadWatches,
@@ -168,7 +168,8 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon, name, accountHref }: Wa
                   checked={kinds.includes(k)}
                   onChange={(e) => {
                     const on = (e.currentTarget as HTMLInputElement).checked
-                    setKinds(KINDS.filter((x) => (x === k ? on : kinds.includes(x))))
+                    // The spell kinds, set on the account page, are kept as they are.
+                    setKinds([...KINDS.filter((x) => (x === k ? on : kinds.includes(x))), ...kinds.filter((x) => !KINDS.includes(x))])
                   }}
                 />
                 {KIND_WORD[k]}
