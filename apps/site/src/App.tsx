@@ -33,6 +33,9 @@ const CellMap = lazy(
   () => <div class="cellmap map-pending" />
 )
 
+// The notice of a heat wave or cold spell on or coming: its chunk and its data once the grades show.
+const SpellNotice = lazy(() => import("./components/SpellNotice.js").then((m) => m.SpellNotice))
+
 const WatchPlace = lazy(
   () => import("./components/WatchPlace.js").then((m) => m.WatchPlace),
   () => <p class="watch-place muted">Checking your watched places…</p>
@@ -103,6 +106,7 @@ const TodayView = () => {
   const sinceYear = sinceYearOf(Math.max(storedDay.variables.tmax.climatology.n, storedDay.variables.tmin.climatology.n), storedDay.date)
   return (
     <>
+      <SpellNotice cell={p.cell} today={today.value} />
       <Section id="today" title={shown.isToday ? `Today, ${longDate(shown.date)}` : longDate(shown.date)}>
         {!shown.isToday && (
           <p class="notice stale-day">

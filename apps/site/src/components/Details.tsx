@@ -21,6 +21,11 @@ const ClimateContext = lazy(
   () => <div class="trend-pending" />
 )
 
+const Spells = lazy(
+  () => import("./Spells.js").then((m) => m.Spells),
+  () => <div class="spells-pending" />
+)
+
 const CalendarHeatmap = lazy(
   () => import("./CalendarHeatmap.js").then((m) => m.CalendarHeatmap),
   () => <div class="calendar-pending" />
@@ -151,6 +156,7 @@ export const Details = () => {
       )}
       {/* Its placeholder until its chunk is here: drawn in the provenance's task. */}
       {shown >= 4 && <ClimateContext cell={p.cell} units={u} />}
+      {shown >= 4 && <Spells cell={p.cell} today={today.value} />}
       {shown >= 4 && (
         <Section id="about" title="About these numbers">
           <Provenance
