@@ -194,6 +194,8 @@ for (const backend of backends) {
             "og:title": TITLE,
             "og:description": DESCRIPTION,
             "og:url": server.url("/?lat=-33.86&lon=151.21&name=Sydney"),
+            "og:locale": "en_US",
+            "og:locale:alternate": "ar_AR",
             "twitter:card": "summary"
           })
           // Not a place at all: the same words, the site's own address.
@@ -225,7 +227,7 @@ for (const backend of backends) {
           expect(metas["og:description"]).toBe(metas.description)
           expect(metas["og:title"]).toBe(title.replace(" — Climate grade", ""))
           expect(metas["og:url"]).toBe(server.url(`/?lat=38.72&lon=-9.14&date=${grade.date}&units=metric`))
-          expect(metas["og:image"]).toBe(server.url("/api/v2/card.png?lat=38.75&lon=-9.25"))
+          expect(metas["og:image"]).toBe(server.url("/api/v2/card.png?lat=38.75&lon=-9.25&lang=en"))
           expect(metas["og:image:width"]).toBe("1200")
           expect(metas["og:image:height"]).toBe("630")
           expect(metas["og:image:type"]).toBe("image/png")
@@ -238,8 +240,48 @@ for (const backend of backends) {
           // In imperial units when the address asks for them, and so is the card.
           const imperial = headOf(text(yield* get(`/?${lisbon}&units=imperial`)))
           expect(imperial.metas.description).toContain("°F")
-          expect(imperial.metas["og:image"]).toBe(server.url("/api/v2/card.png?lat=38.75&lon=-9.25&units=imperial"))
+          expect(imperial.metas["og:image"]).toBe(server.url("/api/v2/card.png?lat=38.75&lon=-9.25&units=imperial&lang=en"))
           expect(yield* upstreamCalls).toBe(before)
+        }))
+
+      it.effect("a place page in each language: by lang= over Accept-Language, with lang, dir, og:locale, hreflang alternates, Vary and an ETag per language", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          expect((yield* get(`/api/v2/cell?${lisbon}`)).status).toBe(200)
+          const expected = {
+            en: { dir: "ltr", locale: "en_US", word: "today", decimal: "." },
+            de: { dir: "ltr", locale: "de_DE", word: "heute", decimal: "," },
+            fr: { dir: "ltr", locale: "fr_FR", word: "aujourd'hui", decimal: "," },
+            es: { dir: "ltr", locale: "es_ES", word: "hoy", decimal: "," },
+            pt: { dir: "ltr", locale: "pt_PT", word: "hoje", decimal: "," },
+            ja: { dir: "ltr", locale: "ja_JP", word: "今日", decimal: "." },
+            ar: { dir: "rtl", locale: "ar_AR", word: "اليوم", decimal: "." }
+          } as const
+          const etags = new Set<string>()
+          for (const [lang, want] of Object.entries(expected)) {
+            const region = lang === "pt" ? "pt-BR" : lang
+            for (const [i, page] of [
+              yield* get(`/?${lisbon}`, { "accept-language": `nl;q=1, ${region};q=0.9, en;q=0.5` }),
+              yield* get(`/?${lisbon}&lang=${lang}`, { "accept-language": lang === "de" ? "fr" : "de" })
+            ].entries()) {
+              const html = text(page)
+              expect(html).toMatch(new RegExp(`^<!doctype html>\\s*<html lang="${lang}" dir="${want.dir}">`))
+              const { title, metas } = headOf(html)
+              expect(title).toContain(want.word)
+              expect(metas["og:locale"]).toBe(want.locale)
+              expect(metas.description).toMatch(new RegExp(`\\d\\${want.decimal}\\d °C`))
+              expect(new URL(metas["og:image"]!).searchParams.get("lang")).toBe(lang)
+              expect(page.headers.get("vary")).toMatch(/accept-language/i)
+              const alternates = [...html.matchAll(/<link rel="alternate" hreflang="([a-z]+)" href="([^"]+)">/g)]
+              expect(alternates.map((m) => m[1])).toEqual(Object.keys(expected))
+              for (const m of alternates) expect(unescapeHtml(m[2]!)).toBe(server.url(`/?lat=38.72&lon=-9.14&lang=${m[1]}`))
+              if (i === 0) etags.add(page.headers.get("etag")!)
+            }
+          }
+          // One address, asked in seven languages: seven ETags.
+          expect(etags.size).toBe(7)
+          // A language not offered is English.
+          expect(text(yield* get(`/?${lisbon}&lang=xx`, { "accept-language": "nl" }))).toMatch(/<html lang="en" dir="ltr">/)
         }))
 
       it.effect("the page's ETag follows its head: 304 on a match, another for another head, and a new one when the place is labeled", () =>
@@ -340,7 +382,7 @@ describe("shared links behind a public origin and a base path", () => {
         expect((yield* get(`/climate/api/v2/cell?${lisbon}`)).status).toBe(200)
         const { metas } = headOf(text(yield* get(`/climate/?${lisbon}`, { host: "evil.example" })))
         expect(metas["og:url"]).toBe("https://grades.example.org/climate/?lat=38.72&lon=-9.14")
-        expect(metas["og:image"]).toBe("https://grades.example.org/climate/api/v2/card.png?lat=38.75&lon=-9.25")
+        expect(metas["og:image"]).toBe("https://grades.example.org/climate/api/v2/card.png?lat=38.75&lon=-9.25&lang=en")
         expect((yield* get("/climate/api/v2/card.png?lat=38.75&lon=-9.25")).status).toBe(200)
       }))
   })

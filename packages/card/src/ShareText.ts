@@ -5,6 +5,8 @@
  */
 import type { GradePayload } from "@climate-grade/core/data/Payloads"
 import { shownLabel, tieOf, tieWords } from "@climate-grade/core/grading/Ties"
+import type { Language } from "@climate-grade/core/i18n/Languages"
+import * as Messages from "@climate-grade/core/i18n/Messages"
 import type { NotableSpell } from "@climate-grade/core/spells/Notable"
 import { notice } from "@climate-grade/core/spells/SpellWords"
 import {
@@ -76,7 +78,14 @@ export const spellText = (notable: NotableSpell, today: string): string => {
  * The words for a place's today. `name` is the place name the user picked (already checked:
  * `PlaceName.parse`); the cell's label stays beside it so the reader knows which cell answered.
  */
-export const forGrade = (grade: GradePayload, name: string | null, units: Units, spell: NotableSpell | null = null): ShareText => {
+export const forGrade = (
+  grade: GradePayload,
+  name: string | null,
+  units: Units,
+  spell: NotableSpell | null = null,
+  lang: Language = "en"
+): ShareText => {
+  if (lang !== "en") return forGradeIn(lang, grade, name, units)
   const label = placeLabel(grade)
   const place = name === null || name === label ? label : name
   const where = name === null || name === label ? label : `${name} (${label})`
@@ -102,4 +111,58 @@ export const forGrade = (grade: GradePayload, name: string | null, units: Units,
           : `${VARIABLE_NAME[v]} ${value}, ${ordinal(g.percentile)} percentile, ${labelWords(v, g.label)}`
     }).join("; ")
   return { title: `${headline} — ${SITE_NAME}`, headline, description, imageAlt }
+}
+
+/**
+ * The same words in another language, from the core's messages. The spell notice and the words for
+ * ties other than a dry day are English-only sentences of the core, so they are left out here and the
+ * percentile is said instead (still true, only less precise).
+ */
+const forGradeIn = (lang: Language, grade: GradePayload, name: string | null, units: Units): ShareText => {
+  const t = Messages.t
+  const label = placeLabel(grade)
+  const place = name === null || name === label ? label : name
+  const where = name === null || name === label ? label : `${name} (${label})`
+  const since = sinceYearOf(Math.max(...VARIABLES.map((v) => grade.variables[v].n)), grade.date)
+  const date = Messages.longDate(lang, grade.date)
+  const value = (v: Variable) => Messages.formatValue(lang, grade.variables[v].value, grade.variables[v].unit, units)
+  const standing = (v: Variable) => {
+    const g = grade.variables[v]
+    const tie = tieOf(v, g)
+    if (tie !== null && tie.at === "dry") return t(lang, "dry.like", { share: Messages.formatPercentile(lang, tie.share) })
+    return `${Messages.percentileWords(lang, g.percentile!)}, ${Messages.labelWords(lang, v, g.label!)}`
+  }
+  const gradeWords = (v: Variable) => {
+    const g = grade.variables[v]
+    const noun = Messages.variableNoun(lang, v)
+    if (g.value === null) return t(lang, "grade.novalue", { noun })
+    if (g.percentile === null || g.label === null) return t(lang, "grade.ungraded", { noun, value: value(v), n: g.n })
+    return `${noun} ${value(v)} (${standing(v)})`
+  }
+  const top = mostUnusual(grade)
+  const shown = top === null ? null : shownLabel(top, grade.variables[top])
+  const verdict =
+    top === null
+      ? t(lang, "head.nothing")
+      : shown === null || shown === "near-normal"
+        ? t(lang, "head.ordinary")
+        : t(lang, "head.verdict", { noun: Messages.variableNoun(lang, top), value: value(top), label: Messages.labelWords(lang, top, shown) })
+  const headline = t(lang, "head.today", { place, verdict })
+  const sinceWords = since === null ? t(lang, "since.record") : t(lang, "since.year", { year: since })
+  const description = t(lang, "head.description", {
+    date,
+    place: where,
+    grades: VARIABLES.map(gradeWords).join("; "),
+    since: sinceWords
+  })
+  const imageAlt = t(lang, "head.alt", {
+    place: label,
+    date,
+    grades: VARIABLES.map((v) => {
+      const g = grade.variables[v]
+      const name = Messages.variableName(lang, v)
+      return g.percentile === null || g.label === null ? `${name} ${value(v)}` : `${name} ${value(v)}, ${standing(v)}`
+    }).join("; ")
+  })
+  return { title: t(lang, "head.title", { headline, site: t(lang, "site.name") }), headline, description, imageAlt }
 }

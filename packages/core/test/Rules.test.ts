@@ -31,6 +31,8 @@ describe("the browser-safe rules", () => {
         "CivilDate",
         "DailySeries",
         "Grader",
+        "Languages",
+        "Messages",
         "Palette",
         "PayloadVersion",
         "Percentile",
@@ -39,6 +41,7 @@ describe("the browser-safe rules", () => {
         "Sample",
         "Spans",
         "Spells",
+        "Ties",
         "Trend",
         "Views",
         "Words"

@@ -13,14 +13,18 @@
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { CardSvg, ShareText, type Words } from "@climate-grade/card"
-import { type Cell, CivilDate, DataViews, HeldSpell, Lru, type Payloads, PlaceName } from "@climate-grade/core"
+import { type Cell, CivilDate, DataViews, HeldSpell, Languages, Lru, Messages, type Payloads, PlaceName } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { API_PREFIX } from "../api/ApiPrefix.js"
 import * as DataQuery from "../api/DataQuery.js"
 import { host, scheme } from "../protocol/RequestInfo.js"
+import { VARY } from "../protocol/ConditionalGet.js"
 import { DemoData, SHORT } from "./Demo.js"
 import { escapeHtml, fileOf, type SiteFile, serveFile } from "./Site.js"
+
+/** The page's words follow Accept-Language (when no `lang=` names one), so caches must key on it. */
+export const PAGE_VARY = `${VARY}, Accept-Language`
 
 export interface PlacePageOptions {
   readonly basePath: string
@@ -67,6 +71,8 @@ export interface Address {
   readonly name: string | null
   readonly date: string | null
   readonly units: Words.Units | null
+  /** `lang=`, when one of the languages. */
+  readonly lang: Languages.Language | null
 }
 
 const one = (params: URLSearchParams, key: string) => {
@@ -79,7 +85,9 @@ export const addressOf = (params: URLSearchParams): Address => {
   const cell = Effect.runSync(Effect.option(DataQuery.cell(query)))
   const date = one(params, "date")
   const units = one(params, "units")
+  const lang = one(params, "lang")
   return {
+    lang: Languages.isLanguage(lang) ? lang : null,
     place: Option.map(cell, (c) => ({ lat: Number(query.lat), lon: Number(query.lon), cell: c })),
     name: PlaceName.parse(one(params, "name")),
     date: date !== undefined && CivilDate.parse(date) !== undefined ? date : null,
@@ -93,6 +101,7 @@ const pageQuery = (address: Address, coordinates: { readonly lat: number; readon
   if (address.name !== null) params.set("name", address.name)
   if (address.date !== null) params.set("date", address.date)
   if (address.units !== null) params.set("units", address.units)
+  if (address.lang !== null) params.set("lang", address.lang)
   return params.toString()
 }
 
@@ -100,6 +109,9 @@ const meta = (attribute: "name" | "property", key: string, value: string) =>
   `<meta ${attribute}="${key}" content="${escapeHtml(value)}">`
 
 export interface Head {
+  readonly lang: Languages.Language
+  /** The address of this page in each language (a place's page only). */
+  readonly alternates: ReadonlyArray<{ readonly lang: Languages.Language; readonly url: string }>
   readonly title: string
   readonly description: string
   readonly ogTitle: string
@@ -117,6 +129,9 @@ export const renderHead = (head: Head): string =>
     meta("property", "og:title", head.ogTitle),
     ...(head.description === "" ? [] : [meta("property", "og:description", head.description)]),
     meta("property", "og:url", head.url),
+    meta("property", "og:locale", Languages.OG_LOCALE[head.lang]),
+    ...Languages.LANGUAGES.filter((l) => l !== head.lang).map((l) => meta("property", "og:locale:alternate", Languages.OG_LOCALE[l])),
+    ...head.alternates.map((a) => `<link rel="alternate" hreflang="${a.lang}" href="${escapeHtml(a.url)}">`),
     ...(head.image === null
       ? [meta("name", "twitter:card", "summary")]
       : [
@@ -180,13 +195,22 @@ export const make = (options: PlacePageOptions) =>
           template = templateOf(file)
           templates.set(file, template)
         }
+        const lang0 = Languages.choose({ query: null, acceptLanguage: request.headers["accept-language"] })
+        // The plain main page in English is the built page as it is (only its Vary says it could differ).
+        if (!request.url.includes("?") && lang0 === "en") return serveFile(request, file, PAGE_VARY)
         const origin = Option.getOrElse(options.publicOrigin, () => `${scheme(request, options)}://${host(request)}`)
         const site = `${origin}${options.basePath}/`
         const address = addressOf(new URL(request.url, "http://site").searchParams)
-        const generic = (url: string): Head => ({
-          title: template.title,
-          description: template.description,
-          ogTitle: template.title,
+        const lang = Languages.choose({ query: address.lang, acceptLanguage: request.headers["accept-language"] })
+        const title = lang === "en" ? template.title : Messages.t(lang, "site.title")
+        const alternatesOf = (place: { readonly lat: number; readonly lon: number }) =>
+          Languages.LANGUAGES.map((l) => ({ lang: l, url: `${site}?${pageQuery({ ...address, lang: l }, place)}` }))
+        const generic = (url: string, alternates: Head["alternates"] = []): Head => ({
+          lang,
+          alternates,
+          title,
+          description: lang === "en" ? template.description : Messages.t(lang, "site.description"),
+          ogTitle: title,
           url,
           image: null
         })
@@ -195,13 +219,18 @@ export const make = (options: PlacePageOptions) =>
           onSome: (place) =>
             Effect.map(Effect.zip(heldPayload(place.cell), heldSpell(place.cell)), ([payload, spell]): Head => {
               const url = `${site}?${pageQuery(address, place)}`
-              if (Option.isNone(payload)) return generic(url)
+              const alternates = alternatesOf(place)
+              if (Option.isNone(payload)) return generic(url, alternates)
               const grade = payload.value
               const units = address.units ?? "metric"
-              const text = ShareText.forGrade(grade, address.name, units, Option.getOrNull(spell))
+              const text = ShareText.forGrade(grade, address.name, units, Option.getOrNull(spell), lang)
               const image = new URLSearchParams({ lat: grade.cell.lat.toFixed(2), lon: grade.cell.lon.toFixed(2) })
               if (units === "imperial") image.set("units", units)
+              // The card in the head's language, named so a preview never shows another language's card.
+              image.set("lang", lang)
               return {
+                lang,
+                alternates,
                 title: text.title,
                 description: text.description,
                 ogTitle: text.headline,
@@ -216,13 +245,15 @@ export const make = (options: PlacePageOptions) =>
             ? { ...head, title: `${SHORT} — ${head.title}`, ogTitle: `${SHORT} — ${head.ogTitle}`, description: `${SHORT}. ${head.description}`.trim() }
             : head
         )
-        const key = `${file.etag}\n${html}`
+        const key = `${file.etag}\n${lang}\n${html}`
         let page = pages.get(key)
         if (page === undefined) {
-          page = fileOf("index.html", new TextEncoder().encode(`${template.before}${html}${template.after}`))
+          const before = template.before.replace(/<html\b[^>]*>/i, `<html lang="${lang}" dir="${Languages.dir(lang)}">`)
+          // The ETag is a hash of these bytes, which name the language: one ETag per language.
+          page = fileOf("index.html", new TextEncoder().encode(`${before}${html}${template.after}`))
           pages.set(key, page)
         }
-        return serveFile(request, page)
+        return serveFile(request, page, PAGE_VARY)
       })
   })
 

@@ -182,8 +182,8 @@ const html = (status: number, body: Uint8Array) =>
     headers: { ...SECURITY_HEADERS, "cache-control": CACHE_CONTROL }
   })
 
-export const serveFile = (request: HttpServerRequest.HttpServerRequest, file: SiteFile) => {
-  const headers = { ...SECURITY_HEADERS, etag: file.etag, "cache-control": CACHE_CONTROL, vary: VARY }
+export const serveFile = (request: HttpServerRequest.HttpServerRequest, file: SiteFile, vary: string = VARY) => {
+  const headers = { ...SECURITY_HEADERS, etag: file.etag, "cache-control": CACHE_CONTROL, vary }
   if (ifNoneMatchMatches(request.headers["if-none-match"], file.etag)) {
     return HttpServerResponse.empty({ status: 304, headers })
   }
@@ -203,7 +203,7 @@ export const middleware =
   (
     basePath: string,
     site: Site | MissingSite,
-    /** The main page for a place's address (`/?lat=..`), with a head of its own (PlacePage). */
+    /** The main page, with a head of its own for a place's address (`/?lat=..`) and in the asker's language (PlacePage). */
     placePage?: (request: HttpServerRequest.HttpServerRequest, file: SiteFile) => Effect.Effect<HttpServerResponse.HttpServerResponse>
   ) =>
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> => {
@@ -240,7 +240,8 @@ export const middleware =
       }
       if (site._tag === "MissingSite") return Effect.succeed(html(503, notBuilt))
       const file = site.files.get(path.slice(basePath.length))
-      if (file !== undefined && placePage !== undefined && query >= 0 && path === `${basePath}/`) return placePage(request, file)
+      // The main page's head depends on the address and on Accept-Language.
+      if (file !== undefined && placePage !== undefined && path === `${basePath}/`) return placePage(request, file)
       return Effect.succeed(file === undefined ? html(404, notFound) : serveFile(request, file))
     })
   }
