@@ -174,6 +174,21 @@ for (const backend of backends) {
           expect(imperial.headers.get("etag")).not.toBe(etag)
           expect(decodePng(imperial.bytes)).toEqual({ width: 1200, height: 630 })
           expect(yield* upstreamCalls).toBe(before)
+          // One card per language, by lang= or else Accept-Language; lang= wins.
+          expect(card.headers.get("vary")).toMatch(/accept-language/i)
+          const byLang = new Map<string, Answer>()
+          for (const lang of ["en", "de", "fr", "es", "pt", "ja", "ar"]) {
+            const drawn = yield* get(`/api/v2/card.png?${lisbon}&lang=${lang}`, { "accept-language": "de" })
+            expect(drawn.status).toBe(200)
+            expect(decodePng(drawn.bytes)).toEqual({ width: 1200, height: 630 })
+            byLang.set(lang, drawn)
+          }
+          expect(byLang.get("en")!.headers.get("etag")).toBe(etag)
+          expect(new Set([...byLang.values()].map((a) => a.headers.get("etag"))).size).toBe(7)
+          expect(new Set([...byLang.values()].map((a) => Buffer.from(a.bytes).toString("base64"))).size).toBe(7)
+          const asked = yield* get(`/api/v2/card.png?${lisbon}`, { "accept-language": "ja-JP, en;q=0.5" })
+          expect(asked.headers.get("etag")).toBe(byLang.get("ja")!.headers.get("etag"))
+          expect((yield* get(`/api/v2/card.png?${lisbon}&lang=xx`)).status).toBe(400)
         }))
 
       it.effect("a place page for a cell not held: the page's generic title and description, og tags without an image, no upstream call", () =>

@@ -13,6 +13,7 @@ import { availableParallelism } from "node:os"
 import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
 import type { GradePayload } from "@climate-grade/core/data/Payloads"
+import type { Language } from "@climate-grade/core/i18n/Languages"
 import type { NotableSpell } from "@climate-grade/core/spells/Notable"
 import type { Rendered } from "./CardPng.js"
 import type { Reply } from "./CardWorker.js"
@@ -57,6 +58,7 @@ interface Job {
   readonly grade: GradePayload
   readonly units: Units
   readonly spell: NotableSpell | null
+  readonly lang: Language
   readonly resolve: (rendered: Rendered) => void
   readonly reject: (error: Error) => void
   readonly started: number
@@ -70,7 +72,7 @@ interface Slot {
 }
 
 export interface Pool {
-  readonly draw: (grade: GradePayload, units: Units, signal?: AbortSignal, spell?: NotableSpell | null) => Promise<Rendered>
+  readonly draw: (grade: GradePayload, units: Units, signal?: AbortSignal, spell?: NotableSpell | null, lang?: Language) => Promise<Rendered>
   /** Drawings under way and waiting. */
   readonly load: () => { readonly drawing: number; readonly waiting: number }
   readonly close: () => Promise<void>
@@ -133,7 +135,7 @@ export const make = (
       const job = queue.shift()
       if (job === undefined) return
       slot.job = job
-      ;(slot.worker ?? spawn(slot)).postMessage({ grade: job.grade, units: job.units, spell: job.spell })
+      ;(slot.worker ?? spawn(slot)).postMessage({ grade: job.grade, units: job.units, spell: job.spell, lang: job.lang })
     }
   }
 
@@ -152,7 +154,7 @@ export const make = (
     finish(slot, (j) => j.reject(error))
   }
 
-  const draw = (grade: GradePayload, units: Units, signal?: AbortSignal, spell: NotableSpell | null = null) =>
+  const draw = (grade: GradePayload, units: Units, signal?: AbortSignal, spell: NotableSpell | null = null, lang: Language = "en") =>
     new Promise<Rendered>((resolve, reject) => {
       if (signal?.aborted) return reject(new DrawAborted("nobody waits for this card"))
       if (queue.length >= queueLimit) return reject(new PoolFull(`${queueLimit} cards are waiting to be drawn`))
@@ -161,6 +163,7 @@ export const make = (
         grade,
         units,
         spell,
+        lang,
         resolve,
         reject,
         started: performance.now(),

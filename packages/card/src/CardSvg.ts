@@ -5,6 +5,8 @@
  * Pure: text widths come from `measure` (the renderer's real font), so long names are fitted.
  */
 import type { GradePayload } from "@climate-grade/core/data/Payloads"
+import type { Language } from "@climate-grade/core/i18n/Languages"
+import * as Messages from "@climate-grade/core/i18n/Messages"
 import type { NotableSpell } from "@climate-grade/core/spells/Notable"
 import { inkOnColor, labelColor, PAGE } from "./Palette.js"
 import { SITE_NAME, spellText } from "./ShareText.js"
@@ -25,12 +27,14 @@ import {
 import { formatShare, shownLabel, tieOf } from "@climate-grade/core/grading/Ties"
 
 /** The layout's version, part of the card's ETag: raise it with any change to what a card looks like. */
-export const VERSION = 3
+export const VERSION = 4
 
 export const WIDTH = 1200
 export const HEIGHT = 630
 /** The one font family the renderer loads (from files in this package's dependencies). */
 export const FONT = "Inter"
+/** Inter first; the script fonts for what it lacks (loaded only for the languages that need them). */
+const FAMILIES = `${FONT}, Noto Sans Arabic, Noto Sans JP`
 
 export type Weight = 400 | 600 | 700
 
@@ -41,7 +45,7 @@ const escapeXml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!)
 
 const text = (x: number, y: number, size: number, weight: Weight, fill: string, content: string, extra = "") =>
-  `<text x="${x}" y="${y}" font-family="${FONT}" font-size="${size}" font-weight="${weight}" fill="${fill}"${extra}>${escapeXml(content)}</text>`
+  `<text x="${x}" y="${y}" font-family="${FAMILIES}" font-size="${size}" font-weight="${weight}" fill="${fill}"${extra}>${escapeXml(content)}</text>`
 
 /**
  * The narrowest advance a character of the card's font has, in em (Inter's thinnest marks are
@@ -89,31 +93,37 @@ const PANEL_TOP = 190
 const PANEL_HEIGHT = 340
 const PAD = 28
 
-const panel = (measure: Measure, grade: GradePayload, variable: Variable, units: Units, x: number): string => {
+const panel = (measure: Measure, grade: GradePayload, variable: Variable, units: Units, x: number, lang: Language): string => {
+  const en = lang === "en"
   const g = grade.variables[variable]
   const record = g.label === "record-high" || g.label === "record-low"
   const inner = PANEL_WIDTH - 2 * PAD
   const left = x + PAD
   const parts = [
     `<rect x="${x}" y="${PANEL_TOP}" width="${PANEL_WIDTH}" height="${PANEL_HEIGHT}" rx="16" fill="${PAGE.panel}" stroke="${record ? PAGE.record : PAGE.line}" stroke-width="${record ? 4 : 2}"/>`,
-    text(left, PANEL_TOP + 52, 24, 600, PAGE.muted, VARIABLE_NAME[variable].toUpperCase(), ' letter-spacing="1.5"')
+    text(left, PANEL_TOP + 52, 24, 600, PAGE.muted, (en ? VARIABLE_NAME[variable] : Messages.variableName(lang, variable)).toLocaleUpperCase(lang), ' letter-spacing="1.5"')
   ]
-  const value = fitText(measure, formatValue(g.value, g.unit, units), inner, 60, 36, 700)
+  const value = fitText(measure, en ? formatValue(g.value, g.unit, units) : Messages.formatValue(lang, g.value, g.unit, units), inner, 60, 36, 700)
   parts.push(text(left, PANEL_TOP + 128, value.size, 700, PAGE.ink, value.content))
   // A dry day is described by the dry days it ties with (core's Ties), and is normal where most are.
   const shown = shownLabel(variable, g)
   const tie = tieOf(variable, g)
   if (shown !== null) {
     const fill = labelColor(variable, shown)
-    const words = fitText(measure, labelWords(variable, shown), inner - 40, 26, 20, 600)
+    const words = fitText(measure, en ? labelWords(variable, shown) : Messages.labelWords(lang, variable, shown), inner - 40, 26, 20, 600)
     const chip = Math.min(inner, measure(words.content, words.size, 600) + 40)
     parts.push(
       `<rect x="${left}" y="${PANEL_TOP + 152}" width="${chip.toFixed(1)}" height="48" rx="24" fill="${fill}" stroke="rgba(0,0,0,0.15)" stroke-width="1.5"/>`,
       text(left + 20, PANEL_TOP + 185, words.size, 600, inkOnColor(fill), words.content)
     )
   }
-  const percentile =
-    g.percentile === null ? `no percentile (n = ${g.n})` : tie !== null ? `Dry, like ${formatShare(tie.share)}% of days` : `${ordinal(g.percentile)} percentile`
+  const percentile = en
+    ? g.percentile === null ? `no percentile (n = ${g.n})` : tie !== null ? `Dry, like ${formatShare(tie.share)}% of days` : `${ordinal(g.percentile)} percentile`
+    : g.percentile === null
+      ? Messages.t(lang, "percentile.none", { n: g.n })
+      : tie !== null
+        ? Messages.t(lang, "dry.like", { share: Messages.formatPercentile(lang, tie.share) })
+        : Messages.percentileWords(lang, g.percentile)
   const line = fitText(measure, percentile, inner, 28, 18, 600)
   parts.push(text(left, PANEL_TOP + 250, line.size, g.percentile === null ? 400 : 600, g.percentile === null ? PAGE.muted : PAGE.ink, line.content))
   // The bar: the grade bands from 0 to 100, and where today falls on it.
@@ -150,18 +160,31 @@ const SPELL_FILL = { heat: "#b2182b", cold: "#2166ac" } as const
  * The card's SVG for a place's grade payload; with a severe or extreme heat wave or cold spell on
  * or coming, a band at the foot says it in place of the footer.
  */
-export const svg = (grade: GradePayload, units: Units, measure: Measure, spell: NotableSpell | null = null): string => {
+export const svg = (
+  grade: GradePayload,
+  units: Units,
+  measure: Measure,
+  spell: NotableSpell | null = null,
+  lang: Language = "en"
+): string => {
+  const en = lang === "en"
+  // The spell's sentence is the core's, in English: other languages keep the footer instead.
+  if (!en) spell = null
   const place = fitText(measure, drawableLabel(grade), WIDTH - 2 * MARGIN, 64, 40, 700)
   const since = sinceYearOf(Math.max(...VARIABLES.map((v) => grade.variables[v].n)), grade.date)
-  const subtitle = `${longDate(grade.date)} · ${formatCoordinates(grade.cell.lat, grade.cell.lon)}`
-  const footer = `Ranked against the same days of the year ${since === null ? "in the record" : `since ${since}`} · ERA5 via Open-Meteo`
+  const subtitle = `${en ? longDate(grade.date) : Messages.longDate(lang, grade.date)} · ${formatCoordinates(grade.cell.lat, grade.cell.lon)}`
+  const footer = en
+    ? `Ranked against the same days of the year ${since === null ? "in the record" : `since ${since}`} · ERA5 via Open-Meteo`
+    : Messages.t(lang, "card.footer", {
+        since: since === null ? Messages.t(lang, "since.record") : Messages.t(lang, "card.since", { year: since })
+      })
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">`,
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="${PAGE.background}"/>`,
     `<rect width="${WIDTH}" height="10" fill="${PAGE.accent}"/>`,
     text(MARGIN, 100, place.size, 700, PAGE.ink, place.content),
     text(MARGIN, 150, 30, 400, PAGE.muted, subtitle),
-    ...VARIABLES.map((v, i) => panel(measure, grade, v, units, MARGIN + i * (PANEL_WIDTH + GAP))),
+    ...VARIABLES.map((v, i) => panel(measure, grade, v, units, MARGIN + i * (PANEL_WIDTH + GAP), lang)),
     ...(spell === null
       ? [text(MARGIN, HEIGHT - 42, 24, 400, PAGE.muted, fitText(measure, footer, WIDTH - 2 * MARGIN - 260, 24, 18, 400).content)]
       : (() => {

@@ -5,6 +5,7 @@
  */
 import { parentPort } from "node:worker_threads"
 import type { GradePayload } from "@climate-grade/core/data/Payloads"
+import type { Language } from "@climate-grade/core/i18n/Languages"
 import type { NotableSpell } from "@climate-grade/core/spells/Notable"
 import { drawSync } from "./CardPng.js"
 import type { Units } from "./Words.js"
@@ -13,6 +14,7 @@ export interface Job {
   readonly grade: GradePayload
   readonly units: Units
   readonly spell: NotableSpell | null
+  readonly lang?: Language
 }
 
 export type Reply = { readonly png: Uint8Array; readonly ms: number } | { readonly error: string }
@@ -22,7 +24,7 @@ if (port === null) throw new Error("CardWorker runs as a worker thread")
 port.on("message", (job: Job) => {
   let reply: Reply
   try {
-    reply = drawSync(job.grade, job.units, job.spell)
+    reply = drawSync(job.grade, job.units, job.spell, job.lang ?? "en")
   } catch (error) {
     reply = { error: error instanceof Error ? error.message : String(error) }
   }

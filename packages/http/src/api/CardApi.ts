@@ -10,7 +10,12 @@ export class CardGroup extends HttpApiGroup.make("card")
       .setUrlParams(
         Schema.Struct({
           ...DataQuery.Where,
-          units: DataQuery.units
+          units: DataQuery.units,
+          lang: Schema.optional(
+            Schema.Literal("en", "de", "fr", "es", "pt", "ja", "ar").annotations({
+              description: "The card's language; without it, Accept-Language's best supported language, else English"
+            })
+          )
         })
       )
       .addSuccess(

@@ -10,7 +10,7 @@
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { CardPool, CardSvg } from "@climate-grade/card"
-import { ClientNetwork, Crypto, DataViews, HeldSpell, Lru, type NotableSpells, type Payloads, SingleFlight } from "@climate-grade/core"
+import { ClientNetwork, Crypto, DataViews, HeldSpell, Languages, Lru, type NotableSpells, type Payloads, SingleFlight } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
@@ -30,8 +30,12 @@ export const NOT_HELD =
   "No grades are held for this place today. Open the place on the site first; its card can be drawn once its weather is loaded."
 
 /** The card's token: the grade's token, the units and the layout version (a new layout is a new picture). */
-export const cardToken = (gradeToken: string, units: "metric" | "imperial", spell: NotableSpells.NotableSpell | null = null) =>
-  Crypto.sha256Hex(`card:${CardSvg.VERSION}:${units}:${gradeToken}${spellKey(spell)}`).slice(0, 32)
+export const cardToken = (
+  gradeToken: string,
+  units: "metric" | "imperial",
+  spell: NotableSpells.NotableSpell | null = null,
+  lang: Languages.Language = "en"
+) => Crypto.sha256Hex(`card:${CardSvg.VERSION}:${units}:${lang}:${gradeToken}${spellKey(spell)}`).slice(0, 32)
 
 /** What a card says of a spell, as part of its token: a spell that changes is a new picture. */
 const spellKey = (notable: NotableSpells.NotableSpell | null) =>
@@ -55,13 +59,14 @@ export const make = Effect.gen(function* () {
     token: string,
     plan: DataViews.Plan<Payloads.GradePayload>,
     units: "metric" | "imperial",
-    spell: NotableSpells.NotableSpell | null
+    spell: NotableSpells.NotableSpell | null,
+    lang: Languages.Language
   ) =>
     Effect.gen(function* () {
       const grade = yield* plan.build
       // Interrupted (nobody waits any more), the signal takes the drawing out of the pool.
       const rendered = yield* Effect.tryPromise({
-        try: (signal) => pool.draw(grade, units, signal, spell),
+        try: (signal) => pool.draw(grade, units, signal, spell, lang),
         catch: (cause) => cause
       }).pipe(
         Effect.tapError((cause) => Effect.logWarning(`card for ${plan.cell.lat},${plan.cell.lon} not drawn`, cause)),
@@ -105,17 +110,24 @@ export const make = Effect.gen(function* () {
       )
     })
 
-  return (query: { readonly lat: number; readonly lon: number; readonly units?: "metric" | "imperial" | undefined }) =>
+  return (query: {
+    readonly lat: number
+    readonly lon: number
+    readonly units?: "metric" | "imperial" | undefined
+    readonly lang?: Languages.Language | undefined
+  }) =>
     Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const lang = Languages.choose({ query: query.lang, acceptLanguage: request.headers["accept-language"] })
       const cell = DataQuery.cellOf(query)
       const units = query.units ?? "metric"
       const held = yield* views.heldGrade(cell)
       if (Option.isNone(held)) return yield* new NotFound({ detail: NOT_HELD })
       const spell = Option.getOrNull(yield* heldSpell(cell))
-      const token = cardToken(held.value.token, units, spell)
+      const token = cardToken(held.value.token, units, spell, lang)
       const etag = weakEtag(token)
-      const headers = { etag, "cache-control": CACHE_CONTROL }
-      const request = yield* HttpServerRequest.HttpServerRequest
+      // Without lang= the words follow Accept-Language.
+      const headers = { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Language" }
       if (ifNoneMatchMatches(request.headers["if-none-match"], etag)) return HttpServerResponse.empty({ status: 304, headers })
       // A drawing that finished while this request was on its way is not drawn again.
       const png =
@@ -126,7 +138,7 @@ export const make = Effect.gen(function* () {
             token,
             Effect.suspend(() => {
               const kept = cards.get(token)
-              return kept === undefined ? draw(token, held.value, units, spell) : Effect.succeed(kept)
+              return kept === undefined ? draw(token, held.value, units, spell, lang) : Effect.succeed(kept)
             })
           )
         ))
