@@ -3,6 +3,7 @@
  * failure or defect of the layers (listening, opening or migrating the database, the DATA_DIR
  * lock) before the service runs.
  */
+import { ErrorCause } from "@climate-grade/core"
 import * as Cause from "effect/Cause"
 import * as Option from "effect/Option"
 
@@ -21,16 +22,7 @@ const text = (u: unknown): string => {
 }
 
 /** The innermost cause's message with its code, down a chain of `cause`s. */
-const root = (u: unknown): string => {
-  let current = u as Described | null
-  let line = text(u)
-  for (let depth = 0; depth < 5 && current !== null && typeof current === "object" && current.cause !== undefined; depth++) {
-    current = current.cause as Described | null
-    line = text(current)
-  }
-  const code = typeof current?.code === "string" ? current.code : undefined
-  return code === undefined || line.includes(code) ? line : `${line} (${code})`
-}
+const root = (u: unknown): string => ErrorCause.innermost(u)
 
 export const describeError = (error: unknown): string => {
   const e = error as Described | null

@@ -5,7 +5,8 @@
  * fetched once the grades show: the sections below them, the maps, and "Watch this place" for a
  * browser last seen signed in.
  */
-import { boundsOf, dayWhen, formatCoordinates, formatStamp, isDemo, longDate, placeName, placeTitle, SITE_NAME, sinceYearOf, snap, verdict, WELCOME_TITLE } from "./format.js"
+import { Cell } from "@climate-grade/core/rules"
+import { boundsOf, dayWhen, formatCoordinates, formatStamp, isDemo, longDate, placeName, placeTitle, SITE_NAME, sinceYearOf, verdict, WELCOME_TITLE } from "./format.js"
 import { Headlines } from "./components/Headlines.js"
 import { CoordinatesForm, LocateButton, RecentPlaces, SearchBox } from "./components/PlacePicker.js"
 import { Section } from "./components/Section.js"
@@ -237,7 +238,7 @@ export const App = () => {
               </div>
               {/* The places shown before, not the one shown now. */}
               <RecentPlaces
-                places={recent.value.filter((r) => chosen === null || snap(r.lat) !== snap(chosen.lat) || snap(r.lon) !== snap(chosen.lon))}
+                places={recent.value.filter((r) => chosen === null || Cell.fromCoordinates(r.lat, r.lon).key !== Cell.fromCoordinates(chosen.lat, chosen.lon).key)}
                 hrefFor={hrefFor}
                 onPick={pickAndFocus}
               />

@@ -4,6 +4,7 @@
  * coordinates that are not a place say why (`problem`), so the page can tell the person.
  */
 import { parse as parsePlaceName } from "@climate-grade/core/places/PlaceName"
+import { Cell } from "@climate-grade/core/rules"
 import type { Units } from "./payloads.js"
 
 export interface Address {
@@ -32,19 +33,21 @@ const quoted = (text: string) => `“${[...text].length > 24 ? `${[...text].slic
 
 type Coordinate = { readonly value: number } | { readonly problem: string } | null
 
-const coordinate = (text: string | null, name: "latitude" | "longitude", limit: number, ends: string): Coordinate => {
+const AXIS = { latitude: "lat", longitude: "lon" } as const
+
+const coordinate = (text: string | null, name: "latitude" | "longitude", ends: string): Coordinate => {
   if (text === null || text.trim() === "") return null
   const value = parseNumber(text)
   if (value === null) return { problem: `its ${name}, ${quoted(text)}, is not a number` }
-  if (Math.abs(value) > limit) return { problem: `its ${name}, ${quoted(text)}, is outside ${ends}` }
+  if (!Cell.inRange(AXIS[name], value)) return { problem: `its ${name}, ${quoted(text)}, is outside ${ends}` }
   return { value }
 }
 
 /** Why an address's coordinates show no place, in words; null when they are a place or absent. */
 export const addressProblem = (search: string): string | null => {
   const q = new URLSearchParams(search)
-  const lat = coordinate(q.get("lat"), "latitude", 90, "−90 to 90")
-  const lon = coordinate(q.get("lon"), "longitude", 180, "−180 to 180")
+  const lat = coordinate(q.get("lat"), "latitude", "−90 to 90")
+  const lon = coordinate(q.get("lon"), "longitude", "−180 to 180")
   const problems = [lat, lon].flatMap((c) => (c !== null && "problem" in c ? [c.problem] : []))
   if (problems.length > 0) return `This address shows no place: ${problems.join(", and ")}.`
   if ((lat === null) !== (lon === null)) {
@@ -55,8 +58,8 @@ export const addressProblem = (search: string): string | null => {
 
 export const parseAddress = (search: string): Address => {
   const q = new URLSearchParams(search)
-  const lat = coordinate(q.get("lat"), "latitude", 90, "")
-  const lon = coordinate(q.get("lon"), "longitude", 180, "")
+  const lat = coordinate(q.get("lat"), "latitude", "")
+  const lon = coordinate(q.get("lon"), "longitude", "")
   const place = lat !== null && "value" in lat && lon !== null && "value" in lon ? { lat: lat.value, lon: lon.value } : null
   const date = q.get("date")
   const units = q.get("units")

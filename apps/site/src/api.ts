@@ -1,3 +1,5 @@
+import { RetryAfter } from "@climate-grade/core/rules"
+
 /**
  * Where the site finds the API. The bundle lives at `{BASE_PATH}/assets/…`, so "../" from this module
  * is `{origin}{BASE_PATH}/` whatever BASE_PATH the server was started with. Only routes that are not
@@ -9,13 +11,6 @@ export const apiBase = new URL("api/v2/", siteBase)
 /** `{api}/path`, e.g. api("places?q=Berlin"). */
 export const api = (path: string): string => new URL(path, apiBase).href
 
-/** `Retry-After` in seconds (delta-seconds or an HTTP date), else null. */
-const retryAfterOf = (header: string | null): number | null => {
-  if (header === null) return null
-  if (/^\s*\d+\s*$/.test(header)) return Number(header)
-  const at = Date.parse(header)
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - Date.now()) / 1000))
-}
 
 /** JSON from a plain API route (places, account), with the `{detail}` and `Retry-After` of an error response. */
 export const getJson = async <A>(
@@ -34,5 +29,5 @@ export const getJson = async <A>(
     response.ok || body === null || typeof body !== "object" || typeof (body as { detail?: unknown }).detail !== "string"
       ? null
       : (body as { detail: string }).detail
-  return { status: response.status, body: response.ok ? (body as A) : null, detail, retryAfter: retryAfterOf(response.headers.get("retry-after")) }
+  return { status: response.status, body: response.ok ? (body as A) : null, detail, retryAfter: RetryAfter.seconds(response.headers.get("retry-after"), Date.now()) }
 }

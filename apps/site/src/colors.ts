@@ -1,56 +1,8 @@
 /**
- * Colours by grade: ColorBrewer's RdBu for temperature and BrBG for precipitation (diverging,
- * colour-blind safe, and printed in grey they still order light to dark from the middle out).
- * Text drawn on a colour uses `inkOn`, chosen for contrast.
+ * Colours by grade, the core's palette (`Palette` in `@climate-grade/core/rules`), which the share
+ * card uses too: ColorBrewer's RdBu for temperature and BrBG for precipitation. Text drawn on a
+ * colour uses `inkOn`, chosen for contrast.
  */
-import { labelOfPercentile } from "./format.js"
-import type { GradeLabel, Variable } from "./payloads.js"
+import { Palette } from "@climate-grade/core/rules"
 
-const TEMPERATURE: Record<GradeLabel, string> = {
-  "record-low": "#053061",
-  "much-below": "#2166ac",
-  below: "#92c5de",
-  "near-normal": "#e9e7df",
-  above: "#f4a582",
-  "much-above": "#d6604d",
-  "record-high": "#67001f"
-}
-
-const PRECIPITATION: Record<GradeLabel, string> = {
-  "record-low": "#543005",
-  "much-below": "#8c510a",
-  below: "#dfc27d",
-  "near-normal": "#e9e7df",
-  above: "#80cdc1",
-  "much-above": "#35978f",
-  "record-high": "#003c30"
-}
-
-
-export const labelColor = (variable: Variable, label: GradeLabel): string =>
-  (variable === "precip" ? PRECIPITATION : TEMPERATURE)[label]
-
-export const percentileColor = (variable: Variable, p: number): string => labelColor(variable, labelOfPercentile(p))
-
-const luminance = (hex: string): number => {
-  const channel = (i: number) => {
-    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
-  }
-  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5)
-}
-
-const contrast = (a: number, b: number) => (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)
-
-/** Near-black or white text on a colour, whichever contrasts more (WCAG 2 relative luminance). */
-export const inkOnColor = (background: string): string => {
-  const l = luminance(background)
-  return contrast(l, luminance("#1a1a1a")) >= contrast(l, 1) ? "#1a1a1a" : "#ffffff"
-}
-
-export const inkOn = (variable: Variable, label: GradeLabel): string => inkOnColor(labelColor(variable, label))
-
-export const LEGEND: ReadonlyArray<GradeLabel> = ["record-low", "much-below", "below", "near-normal", "above", "much-above", "record-high"]
-
-/** No percentile: white, so it reads as empty beside the grey of "near normal". */
-export const NO_DATA = "#ffffff"
+export const { labelColor, percentileColor, inkOnColor, inkOn, LEGEND, NO_DATA } = Palette

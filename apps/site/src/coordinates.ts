@@ -3,6 +3,7 @@
  * one piece ("48.85 2.35", "48.85, 2.35", "48,85 2,35", "48.85;2.35") and this page's own way of
  * writing a cell ("48.75°N 2.25°E"). Pure, so every form is tested without a browser.
  */
+import { Cell } from "@climate-grade/core/rules"
 import { parseNumber } from "./address.js"
 
 export type PairResult =
@@ -53,9 +54,9 @@ export const LONGITUDE_RANGE = "Longitude must be a number from −180 (west) to
 
 /** Whether the two numbers are a place; the message says which one is not. */
 export const checkRange = (lat: number, lon: number): PairResult =>
-  Math.abs(lat) > 90
+  !Cell.inRange("lat", lat)
     ? { tag: "invalid", message: `${LATITUDE_RANGE} ${formatTyped(lat)} is not.` }
-    : Math.abs(lon) > 180
+    : !Cell.inRange("lon", lon)
       ? { tag: "invalid", message: `${LONGITUDE_RANGE} ${formatTyped(lon)} is not.` }
       : { tag: "pair", lat, lon }
 

@@ -3,81 +3,31 @@
  * Pure functions, so the wording is tested without a browser.
  */
 import { type SampleBounds, shownLabel, standingWords, tieOf, tieWords } from "@climate-grade/core/grading/Ties"
-import type { DayPayload, Grade, GradeLabel, Units, Variable } from "./payloads.js"
+import { Percentile, Words } from "@climate-grade/core/rules"
+import type { DayPayload, Grade, Units, Variable } from "./payloads.js"
 
-export const VARIABLES: ReadonlyArray<Variable> = ["tmax", "tmin", "precip"]
-
-export const VARIABLE_NAME: Record<Variable, string> = { tmax: "High", tmin: "Low", precip: "Precipitation" }
-export const VARIABLE_NOUN: Record<Variable, string> = { tmax: "high", tmin: "low", precip: "precipitation" }
-
-/** The label in words, as a person would say it. */
-export const LABEL_WORDS: Record<GradeLabel, string> = {
-  "record-low": "record low",
-  "much-below": "much below normal",
-  below: "below normal",
-  "near-normal": "near normal",
-  above: "above normal",
-  "much-above": "much above normal",
-  "record-high": "record high"
-}
-
-/** Precipitation labels read better as dry/wet. */
-const PRECIP_WORDS: Record<GradeLabel, string> = {
-  "record-low": "record low",
-  "much-below": "much drier than normal",
-  below: "drier than normal",
-  "near-normal": "near normal",
-  above: "wetter than normal",
-  "much-above": "much wetter than normal",
-  "record-high": "record wet"
-}
-
-export const labelWords = (variable: Variable, label: GradeLabel): string =>
-  variable === "precip" ? PRECIP_WORDS[label] : LABEL_WORDS[label]
+export const {
+  VARIABLES,
+  VARIABLE_NAME,
+  VARIABLE_NOUN,
+  LABEL_WORDS,
+  labelWords,
+  convert,
+  unitSymbol,
+  formatNumber,
+  formatValue,
+  formatPercentile,
+  ordinal,
+  longDate,
+  sinceYearOf,
+  formatCoordinates,
+  mostUnusual
+} = Words
 
 /** The label a calendar cell's percentile falls in (the calendar carries no labels; records are not knowable there). */
-export const labelOfPercentile = (p: number): GradeLabel =>
-  p < 10 ? "much-below" : p < 100 / 3 ? "below" : p <= 200 / 3 ? "near-normal" : p <= 90 ? "above" : "much-above"
+export const labelOfPercentile = Percentile.labelOfPercentile
 
 export const isTemperature = (unit: "°C" | "mm") => unit === "°C"
-
-/** A value in the chosen units, unrounded. */
-export const convert = (value: number, unit: "°C" | "mm", units: Units): number =>
-  units === "metric" ? value : unit === "°C" ? (value * 9) / 5 + 32 : value / 25.4
-
-export const unitSymbol = (unit: "°C" | "mm", units: Units): string =>
-  units === "metric" ? unit : unit === "°C" ? "°F" : "in"
-
-/** A number with the digits its unit deserves: tenths for °C, °F and mm, hundredths for inches. */
-export const formatNumber = (value: number, unit: "°C" | "mm", units: Units): string => {
-  const digits = units === "imperial" && unit === "mm" ? 2 : 1
-  const text = convert(value, unit, units).toFixed(digits)
-  // "-0.0" says nothing a person needs; a real minus sign reads better than a hyphen.
-  const clean = Number(text) === 0 ? (0).toFixed(digits) : text
-  return clean.replace("-", "−")
-}
-
-/** Every number printed with its unit, e.g. "31.2 °C", "0.49 in". */
-export const formatValue = (value: number | null, unit: "°C" | "mm", units: Units): string =>
-  value === null ? "no value" : `${formatNumber(value, unit, units)} ${unitSymbol(unit, units)}`
-
-/** A percentile as printed: whole numbers unless the payload's tenth matters at the ends. */
-export const formatPercentile = (p: number): string => {
-  const rounded = Math.round(p)
-  // Never "0" or "100" for a day that is not past every other: that is what a record says.
-  if (rounded === 0 && p > 0) return Math.max(0.1, p).toFixed(1)
-  if (rounded === 100 && p < 100) return Math.min(99.9, p).toFixed(1)
-  return String(rounded)
-}
-
-export const ordinal = (p: number): string => {
-  const text = formatPercentile(p)
-  if (text.includes(".")) return `${text}th`
-  const n = Number(text)
-  const tens = n % 100
-  if (tens >= 11 && tens <= 13) return `${n}th`
-  return `${n}${n % 10 === 1 ? "st" : n % 10 === 2 ? "nd" : n % 10 === 3 ? "rd" : "th"}`
-}
 
 export interface HeadlineContext {
   readonly variable: Variable
@@ -132,21 +82,7 @@ export const headline = (c: HeadlineContext): string => {
   return `${subject} is ${standingWords(variable, p, formatPercentile)} around this date ${period} — ${words}.`
 }
 
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December"
-]
-const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+const { MONTHS, WEEKDAYS } = Words
 
 /** Days since the epoch of a YYYY-MM-DD date (UTC arithmetic: calendar dates carry no zone). */
 export const dayNumber = (date: string): number => {
@@ -160,13 +96,6 @@ export const addDays = (date: string, days: number): string => dateOfDay(dayNumb
 
 export const monthName = (month: number) => MONTHS[month - 1]!
 export const shortMonth = (month: number) => MONTHS[month - 1]!.slice(0, 3)
-
-/** "Mon 3 March 2025" */
-export const longDate = (date: string): string => {
-  const [y, m, d] = date.split("-").map(Number)
-  const weekday = WEEKDAYS[new Date(Date.UTC(y!, m! - 1, d!)).getUTCDay()]!
-  return `${weekday} ${d} ${monthName(m!)} ${y}`
-}
 
 /** "Mon 3 Mar" */
 export const shortDate = (date: string): string => {
@@ -187,30 +116,6 @@ export const whenWords = (date: string, today: string): string => {
   if (diff === 1) return "Tomorrow's"
   if (diff === -1) return "Yesterday's"
   return `The ${longDate(date)}`
-}
-
-/** "52.50°N 13.50°E" */
-export const formatCoordinates = (lat: number, lon: number): string =>
-  `${Math.abs(lat).toFixed(2)}°${lat < 0 ? "S" : "N"} ${Math.abs(lon).toFixed(2)}°${lon < 0 ? "W" : "E"}`
-
-/** The 0.25° grid the service grades (cell centres at multiples of 0.25°). */
-export const snap = (x: number) => Math.round(x * 4) / 4
-
-/** The first year of the record, from a sample size: a date's sample holds 5 days of every other year. */
-export const sinceYearOf = (n: number, today: string): number | null =>
-  n < 5 ? null : Number(today.slice(0, 4)) - Math.round(n / 5)
-
-/** The most unusual graded value: records first, then the furthest from the 50th percentile (as the card picks it). */
-export const mostUnusual = (grades: Readonly<Record<Variable, Grade>>, bounds?: Partial<Record<Variable, SampleBounds>>): Variable | null => {
-  const graded = VARIABLES.filter((v) => grades[v].label !== null && grades[v].percentile !== null)
-  if (graded.length === 0) return null
-  const weight = (v: Variable) => {
-    const g = grades[v]
-    // A value the median day shares is as ordinary as can be, whatever its percentile.
-    if (g.label !== "near-normal" && shownLabel(v, g, bounds?.[v]) === "near-normal") return 0
-    return g.label === "record-high" || g.label === "record-low" ? 1000 : Math.abs(g.percentile! - 50)
-  }
-  return [...graded].sort((a, b) => weight(b) - weight(a))[0]!
 }
 
 /**

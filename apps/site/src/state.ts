@@ -9,7 +9,8 @@ import { batch, computed, signal } from "@preact/signals"
 import { type Address, addressProblem, defaultUnits, formatAddress, parseAddress } from "./address.js"
 import type { Loaded } from "@climate-grade/client"
 import { dataClient, describeError, type Result } from "./data.js"
-import { placeName, snap } from "./format.js"
+import { Cell as Grid } from "@climate-grade/core/rules"
+import { placeName } from "./format.js"
 import type { CalendarPayload, Cell, DayPayload, ForecastPayload, GradePayload, Units } from "./payloads.js"
 import { basePathOf } from "./returnPath.js"
 import { siteBase } from "./api.js"
@@ -74,7 +75,7 @@ export const offline = computed(() => {
   return results.some((r) => r !== null && r.source === "stale")
 })
 
-const cellKey = (lat: number, lon: number) => `${snap(lat).toFixed(2)},${snap(lon).toFixed(2)}`
+const cellKey = (lat: number, lon: number) => Grid.fromCoordinates(lat, lon).key
 
 let generation = 0
 

@@ -10,7 +10,9 @@ import type { Language } from "@climate-grade/core/i18n/Languages"
 import type { NotableSpell } from "@climate-grade/core/spells/Notable"
 import { renderAsync, Resvg, type ResvgRenderOptions } from "@resvg/resvg-js"
 import * as CardSvg from "./CardSvg.js"
-import type { Units } from "./Words.js"
+import type { Words } from "@climate-grade/core/rules"
+
+type Units = Words.Units
 
 const require = createRequire(import.meta.url)
 

@@ -17,7 +17,9 @@ import type { Language } from "@climate-grade/core/i18n/Languages"
 import type { NotableSpell } from "@climate-grade/core/spells/Notable"
 import type { Rendered } from "./CardPng.js"
 import type { Reply } from "./CardWorker.js"
-import type { Units } from "./Words.js"
+import type { Words } from "@climate-grade/core/rules"
+
+type Units = Words.Units
 
 /** How long one drawing may take from the moment it is asked for. */
 export const DRAW_TIMEOUT_MS = 5_000
@@ -43,14 +45,16 @@ export class DrawAborted extends Error {
  * it into dist/ with the server's chunks), or, run from source (tests, tsx), the TypeScript file
  * loaded through tsx's hooks, registered in the thread first.
  */
-const workerCode = (): { readonly code: string | URL; readonly eval: boolean } => {
+const workerCode = (): { readonly code: string | URL; readonly eval: boolean; readonly execArgv?: ReadonlyArray<string> } => {
   if (!import.meta.url.endsWith(".ts")) return { code: new URL("./card-worker.js", import.meta.url), eval: false }
   // tsx's ESM entry (its `import` condition) beside the CommonJS one `require` finds.
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")).href
   const source = new URL("./CardWorker.ts", import.meta.url).href
   return {
     code: `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}) })`,
-    eval: true
+    eval: true,
+    // The workspace's packages from their sources, as the tests and tsx read them, not a built dist/.
+    execArgv: [...process.execArgv, "--conditions=source"]
   }
 }
 
@@ -107,7 +111,7 @@ export const make = (
   }
 
   const spawn = (slot: Slot): Worker => {
-    const worker = new Worker(file.code, { eval: file.eval })
+    const worker = new Worker(file.code, { eval: file.eval, ...(file.execArgv === undefined ? {} : { execArgv: [...file.execArgv] }) })
     // An idle pool does not keep the process alive.
     worker.unref()
     worker.on("message", (reply: Reply) => {

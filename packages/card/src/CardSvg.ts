@@ -8,23 +8,14 @@ import type { GradePayload } from "@climate-grade/core/data/Payloads"
 import type { Language } from "@climate-grade/core/i18n/Languages"
 import * as Messages from "@climate-grade/core/i18n/Messages"
 import type { NotableSpell } from "@climate-grade/core/spells/Notable"
-import { inkOnColor, labelColor, PAGE } from "./Palette.js"
-import { SITE_NAME, spellText } from "./ShareText.js"
-import {
-  formatCoordinates,
-  formatValue,
-  type GradeLabel,
-  labelWords,
-  longDate,
-  ordinal,
-  placeLabel,
-  sinceYearOf,
-  type Units,
-  VARIABLE_NAME,
-  VARIABLES,
-  type Variable
-} from "./Words.js"
+import { Palette, Percentile, type Variable, Words } from "@climate-grade/core/rules"
 import { formatShare, shownLabel, tieOf } from "@climate-grade/core/grading/Ties"
+import { PAGE } from "./Palette.js"
+import { placeLabel, SITE_NAME, spellText } from "./ShareText.js"
+
+const { inkOnColor, labelColor } = Palette
+const { formatCoordinates, formatValue, labelWords, longDate, ordinal, sinceYearOf, VARIABLE_NAME, VARIABLES } = Words
+type Units = Words.Units
 
 /** The layout's version, part of the card's ETag: raise it with any change to what a card looks like. */
 export const VERSION = 4
@@ -78,13 +69,7 @@ export const fitText = (measure: Measure, content: string, width: number, size: 
   return low === 0 ? { content: "…", size: min } : { content: cutAt(low), size: min }
 }
 
-const BANDS: ReadonlyArray<readonly [number, number, GradeLabel]> = [
-  [0, 10, "much-below"],
-  [10, 100 / 3, "below"],
-  [100 / 3, 200 / 3, "near-normal"],
-  [200 / 3, 90, "above"],
-  [90, 100, "much-above"]
-]
+const BANDS = Percentile.BANDS
 
 const MARGIN = 60
 const GAP = 30

@@ -8,7 +8,9 @@ import type { GradePayload } from "@climate-grade/core/data/Payloads"
 import type { Language } from "@climate-grade/core/i18n/Languages"
 import type { NotableSpell } from "@climate-grade/core/spells/Notable"
 import { drawSync } from "./CardPng.js"
-import type { Units } from "./Words.js"
+import type { Words } from "@climate-grade/core/rules"
+
+type Units = Words.Units
 
 export interface Job {
   readonly grade: GradePayload

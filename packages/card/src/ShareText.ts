@@ -9,20 +9,16 @@ import type { Language } from "@climate-grade/core/i18n/Languages"
 import * as Messages from "@climate-grade/core/i18n/Messages"
 import type { NotableSpell } from "@climate-grade/core/spells/Notable"
 import { notice } from "@climate-grade/core/spells/SpellWords"
-import {
-  formatValue,
-  labelWords,
-  longDate,
-  mostUnusual,
-  ordinal,
-  placeLabel,
-  sinceYearOf,
-  type Units,
-  VARIABLE_NAME,
-  VARIABLE_NOUN,
-  VARIABLES,
-  type Variable
-} from "./Words.js"
+import { type Variable, Words } from "@climate-grade/core/rules"
+
+const { formatCoordinates, formatValue, labelWords, longDate, ordinal, sinceYearOf, VARIABLE_NAME, VARIABLE_NOUN, VARIABLES } = Words
+type Units = Words.Units
+
+/** The place as the server knows it: the cell's label, else its coordinates. */
+export const placeLabel = (grade: GradePayload): string => grade.cell.label ?? formatCoordinates(grade.cell.lat, grade.cell.lon)
+
+/** The most unusual of today's graded values, as the site's verdict picks it. */
+const mostUnusual = (grade: GradePayload): Variable | null => Words.mostUnusual(grade.variables)
 
 export const SITE_NAME = "Climate grade"
 

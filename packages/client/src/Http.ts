@@ -4,6 +4,7 @@
  * client keeps its copies and revalidates them itself). The body is kept as text: whoever needs the
  * payload parses it, and a warm-up that only stores it never does.
  */
+import { RetryAfter } from "@climate-grade/core/rules"
 import { NetworkError } from "./Errors.js"
 
 export interface Answer {
@@ -20,15 +21,6 @@ export interface Answer {
  * the timeout: the request is then aborted), and with `signal.reason` once `signal` aborts.
  */
 export type Get = (url: string, etag: string | null, signal: AbortSignal) => Promise<Answer>
-
-/** `Retry-After` in seconds: delay-seconds, or an HTTP date from `now` (epoch ms); null when absent or unreadable. */
-export const retryAfterSeconds = (header: string | null, now: number): number | null => {
-  if (header === null) return null
-  const value = header.trim()
-  if (/^\d+$/.test(value)) return Number(value)
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000))
-}
 
 export const fromFetch =
   (fetchFn: typeof fetch, timeoutMs: number): Get =>
@@ -54,7 +46,7 @@ export const fromFetch =
         status,
         etag: response.headers.get("etag"),
         text,
-        retryAfter: retryAfterSeconds(response.headers.get("retry-after"), Date.now())
+        retryAfter: RetryAfter.seconds(response.headers.get("retry-after"), Date.now())
       }
     } catch (cause) {
       if (signal.aborted) throw signal.reason

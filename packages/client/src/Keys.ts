@@ -4,6 +4,7 @@
  * sorted, so two calls that the server answers alike share one entry, and the key doubles as the
  * path the request is sent to.
  */
+import { Cell } from "@climate-grade/core/rules"
 import type { SliceName, ViewName } from "./Views.js"
 
 export interface CellCoordinates {
@@ -11,13 +12,8 @@ export interface CellCoordinates {
   readonly lon: number
 }
 
-/** The server's snapping: `round(x * 4) / 4`, and never `-0`. */
-const snap = (x: number): number => {
-  const v = Math.round(x * 4) / 4
-  return v === 0 ? 0 : v
-}
-
-export const cellOf = (lat: number, lon: number): CellCoordinates => ({ lat: snap(lat), lon: snap(lon) })
+/** The server's cell: the core's snapping to the 0.25° grid. */
+export const cellOf = (lat: number, lon: number): CellCoordinates => ({ lat: Cell.snap(lat), lon: Cell.snap(lon) })
 
 /** `path?` and the parameters sorted by name; `lat`/`lon` given as arguments win over `params`. */
 const keyOf = (path: string, cell: CellCoordinates, params: Readonly<Record<string, string>>): string => {

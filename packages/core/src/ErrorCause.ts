@@ -19,3 +19,17 @@ export const find = (error: unknown, field: string, depth?: number): string | un
   }
   return undefined
 }
+
+/** An error's message with its code when the message does not already say it: "… does not exist (3D000)". */
+export const withCode = (error: unknown): string => {
+  const e = error as { code?: unknown; message?: unknown } | null
+  const code = typeof e?.code === "string" ? e.code : undefined
+  const message = typeof e?.message === "string" && e.message !== "" ? e.message : String(error)
+  return code === undefined || message.includes(code) ? message : `${message} (${code})`
+}
+
+/** The innermost error of the chain (what actually failed), with its code. */
+export const innermost = (error: unknown, depth = 6): string => {
+  const all = chain(error, depth)
+  return withCode(all.length === 0 ? error : all[all.length - 1])
+}

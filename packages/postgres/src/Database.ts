@@ -1,3 +1,4 @@
+import { ErrorCause } from "@climate-grade/core"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
@@ -221,12 +222,7 @@ export const serverLayer = (
   }).pipe(Layer.merge(Layer.succeed(PoolSize, poolSize)))
 
 /** ECONNREFUSED, "timeout exceeded when trying to connect", 3D000 (no such database), … */
-export const describeCause = (cause: unknown): string => {
-  const e = cause as { code?: unknown; message?: unknown } | null
-  const code = typeof e?.code === "string" ? e.code : undefined
-  const message = typeof e?.message === "string" ? e.message : String(cause)
-  return code === undefined || message.includes(code) ? message : `${message} (${code})`
-}
+export const describeCause = (cause: unknown): string => ErrorCause.withCode(cause)
 
 export const layer = (
   target: DatabaseTarget

@@ -1,6 +1,6 @@
 /** What every upstream call shares: a timeout, and failures mapped to the core's errors. */
 import type { HttpClient, HttpClientRequest } from "@effect/platform"
-import { RateLimited, UpstreamFailure, UpstreamTimeout } from "@climate-grade/core"
+import { ErrorCause, RateLimited, RetryAfter, UpstreamFailure, UpstreamTimeout } from "@climate-grade/core"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -10,14 +10,9 @@ import * as Stream from "effect/Stream"
 /** When an upstream does not say how long to wait. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 60
 
-/** `Retry-After` as seconds, from delta-seconds or an HTTP date. */
-export const retryAfterSeconds = (header: string | undefined, now: number): number => {
-  if (header === undefined) return DEFAULT_RETRY_AFTER_SECONDS
-  const trimmed = header.trim()
-  if (/^\d+$/.test(trimmed)) return Number(trimmed)
-  const date = Date.parse(trimmed)
-  return Number.isNaN(date) ? DEFAULT_RETRY_AFTER_SECONDS : Math.max(0, Math.ceil((date - now) / 1000))
-}
+/** `Retry-After` as seconds (the core's reading), else the default. */
+export const retryAfterSeconds = (header: string | undefined, now: number): number =>
+  RetryAfter.seconds(header, now) ?? DEFAULT_RETRY_AFTER_SECONDS
 
 /** A short reason from an error body: Open-Meteo's `{"reason"}`, Nominatim's `{"error"}`, or nothing. */
 const reasonOf = (body: unknown): string | undefined => {
@@ -28,16 +23,9 @@ const reasonOf = (body: unknown): string | undefined => {
 
 /** The first `code` (ENOTFOUND, ECONNREFUSED, UND_ERR_…) and message down an error's cause chain. */
 export const causeOf = (error: unknown): { readonly code: string | undefined; readonly message: string | undefined } => {
-  let code: string | undefined
-  let message: string | undefined
-  let current: unknown = error
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
-    const e = current as { code?: unknown; message?: unknown; cause?: unknown }
-    if (code === undefined && typeof e.code === "string") code = e.code
-    if (typeof e.message === "string" && e.message !== "") message = e.message
-    current = e.cause
-  }
-  return { code, message }
+  const chain = ErrorCause.chain(error, 5)
+  const messages = chain.flatMap((e) => (typeof e.message === "string" && e.message !== "" ? [e.message] : []))
+  return { code: ErrorCause.find(error, "code", 5), message: messages[messages.length - 1] }
 }
 
 /** The transport's code and message, kept on the error for the log line only (it may name internal addresses). */

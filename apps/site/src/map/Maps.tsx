@@ -7,7 +7,8 @@
  */
 import { useEffect, useState } from "preact/hooks"
 import { useWidth } from "../components/useWidth.js"
-import { formatCoordinates, snap } from "../format.js"
+import { Cell } from "@climate-grade/core/rules"
+import { formatCoordinates } from "../format.js"
 import { type Fit, invert, outline, project } from "./equalEarth.js"
 
 declare const __MAP_URL__: string
@@ -120,8 +121,7 @@ export const CellMap = ({ lat, lon, onPick }: { lat: number; lon: number; onPick
   const height = Math.round(width * (width > 320 ? 0.5 : 0.75))
   const spanY = (SPAN * height) / width
   const u = m !== null && m !== "failed" ? m.degrees.perDegree : 50
-  const cellLat = snap(lat)
-  const cellLon = snap(lon)
+  const { lat: cellLat, lon: cellLon } = Cell.fromCoordinates(lat, lon)
   const x0 = (lon - SPAN / 2) * u
   const y0 = (-lat - spanY / 2) * u
   const lines: Array<string> = []

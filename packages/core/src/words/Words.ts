@@ -3,6 +3,7 @@
  * share card and a shared link's preview, the command line. Plain functions, no IO.
  */
 import type { Label } from "../grading/Percentile.js"
+import { type SampleBounds, shownLabel } from "../grading/Ties.js"
 import type { Variable } from "../weather/DailySeries.js"
 
 export type Units = "metric" | "imperial"
@@ -10,6 +11,7 @@ export type Unit = "°C" | "mm"
 
 /** What the words need of a grade (the payloads' `Grade`). */
 export interface Graded {
+  readonly value: number | null
   readonly label: Label | null
   readonly percentile: number | null
 }
@@ -114,10 +116,20 @@ export const formatCoordinates = (lat: number, lon: number): string =>
 
 const isRecord = (g: Graded) => g.label === "record-high" || g.label === "record-low"
 
-/** The most unusual graded value: records first, then the furthest from the 50th percentile; null when none is graded. */
-export const mostUnusual = (grades: Readonly<Record<Variable, Graded>>): Variable | null => {
+/**
+ * The most unusual graded value: records first, then the furthest from the 50th percentile; null when
+ * none is graded. A value shown as near normal for its ties (`Ties.shownLabel`) is as ordinary as can be.
+ */
+export const mostUnusual = (
+  grades: Readonly<Record<Variable, Graded>>,
+  bounds?: Partial<Record<Variable, SampleBounds>>
+): Variable | null => {
   const graded = VARIABLES.filter((v) => grades[v].label !== null && grades[v].percentile !== null)
   if (graded.length === 0) return null
-  const weight = (v: Variable) => (isRecord(grades[v]) ? 1000 : Math.abs(grades[v].percentile! - 50))
+  const weight = (v: Variable) => {
+    const g = grades[v]
+    if (g.label !== "near-normal" && shownLabel(v, g, bounds?.[v]) === "near-normal") return 0
+    return isRecord(g) ? 1000 : Math.abs(g.percentile! - 50)
+  }
   return [...graded].sort((a, b) => weight(b) - weight(a))[0]!
 }

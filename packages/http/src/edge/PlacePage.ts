@@ -12,7 +12,8 @@
  * gzip and ETag, a hash of its bytes, so the ETag changes whenever the head does) by its head.
  */
 import type { HttpServerRequest } from "@effect/platform"
-import { CardSvg, ShareText, type Words } from "@climate-grade/card"
+import { CardSvg, ShareText } from "@climate-grade/card"
+import type { Words } from "@climate-grade/core/rules"
 import { type Cell, CivilDate, DataViews, HeldSpell, Languages, Lru, Messages, type Payloads, PlaceName } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
