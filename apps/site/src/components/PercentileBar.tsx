@@ -2,17 +2,12 @@
  * A percentile on a 0–100 bar coloured by the grade bands (below 10, 33⅓, 66⅔, 90), with a marker.
  * Drawn in percent units so it stretches to any width without measuring.
  */
+import { Percentile } from "@climate-grade/core/rules"
 import { labelColor } from "../colors.js"
 import { ordinal } from "../format.js"
-import type { GradeLabel, Variable } from "../payloads.js"
+import type { Variable } from "../payloads.js"
 
-const BANDS: ReadonlyArray<readonly [number, number, GradeLabel]> = [
-  [0, 10, "much-below"],
-  [10, 100 / 3, "below"],
-  [100 / 3, 200 / 3, "near-normal"],
-  [200 / 3, 90, "above"],
-  [90, 100, "much-above"]
-]
+const BANDS = Percentile.BANDS
 
 export const PercentileBar = ({ variable, percentile }: { variable: Variable; percentile: number | null }) => {
   const name = percentile === null ? "no percentile" : `${ordinal(percentile)} percentile`
