@@ -88,7 +88,11 @@ layer(siteWorld({}), { timeout: 180_000 })("spells on the main page", (it) => {
         const chart = yield* Effect.promise(() => page.getByRole("img", { name: /^Heat-wave days \(up\) and cold-spell days \(down\) per year, 1980 to \d{4}/ }).count())
         expect(chart).toBe(1)
         // The list behind the timeline names the wave in words.
-        const items = yield* Effect.promise(() => page.locator("#spells .spell-list li").allTextContents())
+        const items = yield* Effect.promise(async () => {
+          await page.locator("#spells .spell-list summary").click()
+          await page.locator("#spells .spell-list li").first().waitFor()
+          return page.locator("#spells .spell-list li").allTextContents()
+        })
         expect(items.some((t) => /^(severe|extreme) heat wave, .*: the hottest of \d+, partly forecast$/.test(t))).toBe(true)
 
         // The keyboard: the kinds are radios; an arrow key moves to cold spells and the table follows.

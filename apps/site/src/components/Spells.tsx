@@ -161,6 +161,7 @@ const YearsChart = ({ data }: { data: SpellsPayload }) => {
 export const Spells = ({ cell, today }: { cell: Cell; today: string | null }) => {
   useEffect(() => loadSpells(cell), [cell.lat, cell.lon])
   const kind = useSignal<SpellKind>("heat")
+  const listOpen = useSignal(false)
   const state = spells.value
   const data = state?.result?.data ?? null
   const failure = state?.failure ?? null
@@ -188,13 +189,17 @@ export const Spells = ({ cell, today }: { cell: Cell; today: string | null }) =>
           )}
           <h3>The last two years and the coming days</h3>
           <Timeline data={data} today={day} />
-          <details class="spell-list">
+          {/* The list is drawn only while open: two years of spells are a hundred elements or more,
+              which a closed list would add to every page's DOM for nothing. */}
+          <details class="spell-list" onToggle={(e) => (listOpen.value = (e.currentTarget as HTMLDetailsElement).open)}>
             <summary>These {data.recent.length} spells as a list</summary>
-            <ul>
-              {data.recent.map((s) => (
-                <li key={`${s.kind}${s.start}`}>{spellWords(s)}</li>
-              ))}
-            </ul>
+            {listOpen.value && (
+              <ul>
+                {data.recent.map((s) => (
+                  <li key={`${s.kind}${s.start}`}>{spellWords(s)}</li>
+                ))}
+              </ul>
+            )}
           </details>
           <h3>The most extreme here</h3>
           <fieldset class="toggle spell-kinds">
