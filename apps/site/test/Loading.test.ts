@@ -93,7 +93,9 @@ for (const backend of backends) {
             const data = seen.filter((s) => s.path !== "/places")
             // The climate context asks for /trend once, after the grades show (ClimateContext.test holds when).
             expect(data.filter((s) => s.path === "/trend")).toHaveLength(1)
-            const first = data.filter((s) => s.query.get("prefetch") !== "1" && s.path !== "/trend")
+            // So does the spells section, once (Spells.test holds that it comes after the grades).
+            expect(data.filter((s) => s.path === "/spells")).toHaveLength(1)
+            const first = data.filter((s) => s.query.get("prefetch") !== "1" && s.path !== "/trend" && s.path !== "/spells")
             expect(first.map((s) => s.path)).toEqual(["/cell"])
             expect(Number(first[0]!.query.get("lat"))).toBe(Math.round(Number(lat) * 4) / 4)
             expect(prefetches()).toHaveLength(8)
