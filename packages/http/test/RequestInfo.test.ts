@@ -106,6 +106,8 @@ describe("RequestInfo.clientAddressFrom: X-Forwarded-For as TRUSTED_PROXY_HOPS a
     expect(RequestInfo.clientAddressFrom("10.0.0.1", "[2001:db8::1]", 1)).toBe("2001:db8::1")
     expect(RequestInfo.clientAddressFrom("10.0.0.1", "2001:db8::1", 1)).toBe("2001:db8::1")
     expect(RequestInfo.clientAddressFrom("10.0.0.1", "198.51.100.7:1, 203.0.113.9:2", 2)).toBe("198.51.100.7")
+    // An unclosed bracket is no bracketed address; its one colon is still a port's (fast-check found it).
+    expect(RequestInfo.clientAddressFrom("10.0.0.1", "[abc:80", 1)).toBe("[abc")
     // The socket's own peer is never read as an entry (an IPv4-mapped address has colons).
     expect(RequestInfo.clientAddressFrom("::ffff:10.0.0.1", "203.0.113.9:1", 0)).toBe("::ffff:10.0.0.1")
     expect(RequestInfo.clientAddressFrom("::ffff:10.0.0.1", undefined, 1)).toBe("::ffff:10.0.0.1")

@@ -122,10 +122,10 @@ export const clientAddressFrom = (
  */
 export const bareAddress = (entry: string): string => {
   let address = entry
-  if (entry.startsWith("[")) {
-    const close = entry.indexOf("]")
-    if (close > 0) address = entry.slice(1, close)
-  } else {
+  // An opening bracket without its closing one is no bracketed address: the port rule reads it.
+  const close = entry.startsWith("[") ? entry.indexOf("]") : -1
+  if (close > 0) address = entry.slice(1, close)
+  else {
     const colon = entry.indexOf(":")
     if (colon >= 0 && entry.indexOf(":", colon + 1) < 0) address = entry.slice(0, colon)
   }
