@@ -249,7 +249,12 @@ export const make = (options: PlacePageOptions) =>
         const key = `${file.etag}\n${lang}\n${html}`
         let page = pages.get(key)
         if (page === undefined) {
-          const before = template.before.replace(/<html\b[^>]*>/i, `<html lang="${lang}" dir="${Languages.dir(lang)}">`)
+          // The language's attributes replace the built page's own; any other (the demo's data-demo) stays.
+          const before = template.before.replace(
+            /<html\b([^>]*)>/i,
+            (_, attributes: string) =>
+              `<html lang="${lang}" dir="${Languages.dir(lang)}"${attributes.replace(/\s(lang|dir)="[^"]*"/gi, "")}>`
+          )
           // The ETag is a hash of these bytes, which name the language: one ETag per language.
           page = fileOf("index.html", new TextEncoder().encode(`${before}${html}${template.after}`))
           pages.set(key, page)
