@@ -1,5 +1,5 @@
 /**
- * Every setting of README "Configuration", read once at start-up with Effect `Config`. A bad value
+ * Every setting of docs/configuration.md, read once at start-up with Effect `Config`. A bad value
  * fails with a `ConfigError` whose path names the variable; `main` prints it as one line.
  */
 import { CivilDate, ColdCells, LoginThrottle, MAX_ALERT_DAYS_AHEAD, Providers, UpstreamBudget } from "@climate-grade/core"
@@ -82,8 +82,8 @@ export interface AppConfig {
 }
 
 /**
- * Alerts (README "Alerts by direct message"); the `…_MS` settings are tuning knobs, there so tests
- * can make the waits short.
+ * Alerts (docs/configuration.md; the bot in docs/deploy.md); the `…_MS` settings are tuning
+ * knobs, there so tests can make the waits short.
  */
 export interface AlertsConfig {
   /** CHAT_BOT_TOKEN and CHAT_API_URL; delivery is on only when both are set. */

@@ -1,5 +1,5 @@
 /**
- * The configuration (README "Configuration") read from a map, as `main` reads it from the environment:
+ * The configuration (docs/configuration.md) read from a map, as `main` reads it from the environment:
  * what an empty value means, and which variable a refusal names.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -23,7 +23,7 @@ const refusal = (env: Record<string, string>) =>
   Effect.map(read(env), (result) => (Either.isLeft(result) ? describeConfigError(result.left) : "accepted"))
 
 describe("AppConfig", () => {
-  it.effect("the defaults the README lists", () =>
+  it.effect("the defaults docs/configuration.md lists", () =>
     Effect.gen(function* () {
       const config = yield* valid({})
       expect(config).toMatchObject({ port: 8080, host: "127.0.0.1", basePath: "", logFormat: "pretty", production: false })

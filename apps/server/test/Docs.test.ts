@@ -1,15 +1,27 @@
 /**
  * README.md and docs/ are for someone who has cloned this repository and nothing else: no path
- * outside it, no document that is not in it, every relative link and picture present, and the
- * first steps as promised — "On a fresh machine" with exactly two commands, then "Try it" with
- * `pnpm demo` first.
+ * outside it, no document that is not in it, every relative link and picture present (and every
+ * link to a heading names one that is there), and the first steps as promised — "On a fresh
+ * machine" with exactly two commands, then "Try it" with `pnpm demo` first. They stay references
+ * rather than diaries: README.md at most 15 KB.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
 
 const root = resolve(import.meta.dirname, "..", "..", "..")
 const documents = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)]
+
+/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */
+const anchor = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-")
+
+const anchors = (markdown: string) =>
+  new Set([...markdown.replace(/```[\s\S]*?```/g, "").matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchor(m[1]!)))
 
 const section = (markdown: string, heading: string) => {
   const start = markdown.indexOf(`\n## ${heading}\n`)
@@ -23,13 +35,21 @@ describe("the repository's own documents", () => {
     for (const document of documents) {
       const text = readFileSync(join(root, document), "utf8")
       expect(text, document).not.toMatch(/\.\.\/shared|SPEC\.md|CONTRACT\.md|\bissue \d+/i)
-      for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+      for (const [, target, fragment] of text.matchAll(/\]\(([^)#\s]*)(?:#([^)\s]*))?\)/g)) {
         if (/^[a-z]+:/i.test(target!)) continue
-        const path = resolve(dirname(join(root, document)), target!)
+        const path = target ? resolve(dirname(join(root, document)), target) : join(root, document)
         expect(path.startsWith(root), `${document}: ${target}`).toBe(true)
         expect(existsSync(path), `${document}: ${target}`).toBe(true)
+        if (fragment !== undefined && path.endsWith(".md")) {
+          expect(anchors(readFileSync(path, "utf8")), `${document}: ${target}#${fragment}`).toContain(fragment)
+        }
       }
     }
+  })
+
+  it("stay references: README.md at most 15 KB", () => {
+    const bytes = (document: string) => statSync(join(root, document)).size
+    expect(bytes("README.md"), "README.md").toBeLessThanOrEqual(15 * 1024)
   })
 
   it("README: a fresh machine needs two commands; then 'Try it' starts with pnpm demo and shows the card and the inbox", () => {

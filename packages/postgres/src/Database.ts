@@ -11,7 +11,7 @@ import * as DataDir from "./DataDir.js"
 import * as DataDirLock from "./DataDirLock.js"
 import * as PgliteClient from "./PgliteClient.js"
 
-/** Where the data lives, decided from `DATABASE_URL` (README "Configuration"). */
+/** Where the data lives, decided from `DATABASE_URL` (docs/configuration.md). */
 export type DatabaseTarget =
   | { readonly _tag: "Embedded"; readonly dataDir: string }
   | { readonly _tag: "Memory" }

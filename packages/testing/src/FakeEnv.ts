@@ -1,5 +1,5 @@
 /**
- * The configuration (the settings of README "Configuration") that points a service under test at the fakes on
+ * The configuration (the settings of docs/configuration.md) that points a service under test at the fakes on
  * loopback, written once for every test, bench and preview that starts one.
  */
 import type { FakeNominatim } from "./FakeNominatim.js"

@@ -1,6 +1,6 @@
 import * as Context from "effect/Context"
 
-/** Deployment settings of alerts (README "Alerts by direct message"), from the server's configuration. */
+/** Deployment settings of alerts (docs/configuration.md), from the server's configuration. */
 export interface AlertSettingsShape {
   /** The watched days run from today to today + daysAhead. */
   readonly daysAhead: number
