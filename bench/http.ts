@@ -1,5 +1,5 @@
 /**
- * HTTP benchmarks of the data API (issue 5), each printing its figures next to its target:
+ * HTTP benchmarks of the data API (docs/benchmarks.md), each printing its figures next to its target:
  *   (a) 304 revalidation of /cell vs a bare node:http server answering a 304 with ETag, Cache-Control
  *       and Vary (≥ 0.95×), the access log and metrics on; beside it, one answering the same 304 as ours;
  *   (b) replay of a stored gzip bundle vs a bare node:http server sending the same bytes (≥ 0.90×);

@@ -1,5 +1,5 @@
 /**
- * A PostgreSQL server that stops answering (issue 8, item 3), through a proxy of our own
+ * A PostgreSQL server that stops answering, through a proxy of our own
  * between the service and the real server: requests fail with 503, Retry-After and a detail
  * within 6 s, /health keeps its 2 s budget, and the service recovers by itself when the
  * server is back. PostgreSQL only: PGlite runs in the process and cannot go silent.

@@ -52,6 +52,26 @@ describe("the repository's own documents", () => {
     expect(bytes("README.md"), "README.md").toBeLessThanOrEqual(15 * 1024)
   })
 
+  it("the code names no issue numbers: a comment says the reason itself", () => {
+    const found: Array<string> = []
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        if (entry.name === "node_modules" || entry.name === "dist" || entry.name.startsWith(".")) continue
+        const path = join(dir, entry.name)
+        if (entry.isDirectory()) walk(path)
+        else if (/\.(ts|tsx|mjs|js)$/.test(entry.name)) {
+          readFileSync(path, "utf8")
+            .split("\n")
+            .forEach((line, i) => {
+              if (/\bissues? #?\d+|\bitems? \d+ of\b/i.test(line)) found.push(`${path.slice(root.length + 1)}:${i + 1}: ${line.trim()}`)
+            })
+        }
+      }
+    }
+    for (const top of ["apps", "packages", "bench"]) walk(join(root, top))
+    expect(found).toEqual([])
+  })
+
   it("README: a fresh machine needs two commands; then 'Try it' starts with pnpm demo and shows the card and the inbox", () => {
     const readme = readFileSync(join(root, "README.md"), "utf8")
     const fresh = section(readme, "On a fresh machine (Node 20)")

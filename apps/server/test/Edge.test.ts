@@ -1,5 +1,5 @@
 /**
- * The HTTP edge (issues 8 and 9): the one front door, bounded requests, Node's parser errors as
+ * The HTTP edge: the one front door, bounded requests, Node's parser errors as
  * JSON, the security headers on every answer (the response index's fast path included),
  * undecodable requests in plain words, the access log and `/metrics` — over real HTTP and raw
  * sockets on loopback, on PGlite and PostgreSQL.

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document held to the real answers (issue 9, item 3): for every operation it lists,
+ * The OpenAPI document held to the real answers: for every operation it lists,
  * real requests provoke every status the route answers, and the statuses seen are compared with
  * the statuses listed, both ways: nothing answered goes undocumented, nothing documented is
  * never answered.

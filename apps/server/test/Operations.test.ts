@@ -1,5 +1,5 @@
 /**
- * The built server as an operator runs it (issue 8, items 1 and 7): one owner per embedded
+ * The built server as an operator runs it: one owner per embedded
  * DATA_DIR with the operator command going through the running server, LOG_FORMAT=json on every
  * line, start-up failures as one line and exit 1, and SIGTERM draining at most 10 s.
  */

@@ -1,6 +1,6 @@
 /**
  * A request the API cannot decode answers 400 with a `{detail}` in plain words that names the
- * field (issue 9, item 3): `email: is missing`, `enabled: expected a boolean, got "yes"`. The
+ * field: `email: is missing`, `enabled: expected a boolean, got "yes"`. The
  * platform's own answer is its schema printout (`{ readonly email: string; … } └─ ["email"] is
  * missing`), which no user can read. Runs as the API's middleware, where the `HttpApiDecodeError`
  * is still a value, before the platform encodes it.

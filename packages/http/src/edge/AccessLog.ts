@@ -1,5 +1,5 @@
 /**
- * One access-log line per request (issue 8, item 7; issue 21), formatted here from a template and
+ * One access-log line per request, formatted here from a template and
  * handed to a line sink (the process's batched stdout), not through Effect's logger: on the
  * response index's fast path a logger call (options object, annotations map, the logger's own
  * formatting) cost more than the answer. `LOG_FORMAT` still picks the shape (`json`: one object

@@ -1,5 +1,5 @@
 /**
- * The one front door (issue 9, item 4): a node request handler built from
+ * The one front door: a node request handler built from
  * `NodeHttpServer.makeHandler` over the Effect app, with what must happen before the app —
  * security headers, the response index's fast path, refusals decided from the headers — in
  * front of it, and the access log and request metrics behind it. The node server is created with

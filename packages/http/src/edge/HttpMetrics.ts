@@ -1,5 +1,5 @@
 /**
- * The HTTP edge's own metrics (issue 8, "honest operations"): requests by route and status, their
+ * The HTTP edge's own metrics: requests by route and status, their
  * latency, and how data answers were found (the cache tier). `/metrics` exports them with every
  * Effect metric of the process.
  *

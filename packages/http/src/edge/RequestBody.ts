@@ -1,5 +1,6 @@
 /**
- * Bounded request bodies (issue 8, item 2). The API takes JSON bodies only, of at most 64 KB:
+ * Bounded request bodies, so no client can make the server buffer or parse without limit. The
+ * API takes JSON bodies only, of at most 64 KB:
  * - before anything is read, a body that is not `application/json` is refused (415: no form or
  *   multipart parsing, no temporary files) and a `Content-Length` over the limit is refused (413);
  * - a body sent without a length (chunked) is counted as it streams and refused (413) as soon as it
