@@ -3,7 +3,7 @@
  * outside it, no document that is not in it, every relative link and picture present (and every
  * link to a heading names one that is there), and the first steps as promised — "On a fresh
  * machine" with exactly two commands, then "Try it" with `pnpm demo` first. They stay references
- * rather than diaries: README.md at most 15 KB.
+ * rather than diaries: README.md at most 15 KB, docs/architecture.md at most 30 KB.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
@@ -47,9 +47,10 @@ describe("the repository's own documents", () => {
     }
   })
 
-  it("stay references: README.md at most 15 KB", () => {
+  it("stay references: README.md at most 15 KB, docs/architecture.md at most 30 KB", () => {
     const bytes = (document: string) => statSync(join(root, document)).size
     expect(bytes("README.md"), "README.md").toBeLessThanOrEqual(15 * 1024)
+    expect(bytes("docs/architecture.md"), "docs/architecture.md").toBeLessThanOrEqual(30 * 1024)
   })
 
   it("the code names no issue numbers: a comment says the reason itself", () => {
