@@ -53,6 +53,27 @@ describe("the repository's own documents", () => {
     expect(bytes("docs/architecture.md"), "docs/architecture.md").toBeLessThanOrEqual(30 * 1024)
   })
 
+  it("architecture.md says why each dependency is there: every package's third-party dependency is in its list", () => {
+    const architecture = readFileSync(join(root, "docs/architecture.md"), "utf8")
+    const list = architecture.slice(architecture.indexOf("\n## Dependencies and why\n"))
+    const manifests = [".", ...["packages", "apps"].flatMap((top) => readdirSync(join(root, top)).map((name) => `${top}/${name}`))]
+      .map((dir) => join(root, dir, "package.json"))
+      .filter((path) => existsSync(path))
+    const unexplained: Array<string> = []
+    for (const manifest of manifests) {
+      const json = JSON.parse(readFileSync(manifest, "utf8")) as Record<string, Record<string, string> | undefined>
+      for (const kind of ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"]) {
+        for (const name of Object.keys(json[kind] ?? {})) {
+          if (name.startsWith("@climate-grade/")) continue
+          // A family may be named once: `@expo-google-fonts/noto-sans-arabic`, `noto-sans-jp`.
+          const named = list.includes(`\`${name}\``) || list.includes(`\`${name.split("/").pop()}\``)
+          if (!named) unexplained.push(`${name} (${manifest.slice(root.length + 1)})`)
+        }
+      }
+    }
+    expect(unexplained).toEqual([])
+  })
+
   it("the code names no issue numbers: a comment says the reason itself", () => {
     const found: Array<string> = []
     const walk = (dir: string): void => {
