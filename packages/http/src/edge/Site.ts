@@ -6,10 +6,10 @@
  * `/api/` (v2, and any version that does not exist) keeps its JSON errors. Only names read from the build directory can ever be served,
  * so no request path reaches the file system (no traversal by construction).
  */
-import { createHash } from "node:crypto"
 import { readdir, readFile, stat } from "node:fs/promises"
 import { join, relative, sep } from "node:path"
 import { gzipSync } from "node:zlib"
+import { Crypto } from "@climate-grade/core"
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import { API_PREFIX } from "../api/ApiPrefix.js"
@@ -90,7 +90,7 @@ export const fileOf = (name: string, body: Uint8Array): SiteFile => {
     body,
     // Only when it is smaller: a tiny or incompressible file is sent as it is.
     gzip: gzip !== undefined && gzip.byteLength < body.byteLength ? gzip : undefined,
-    etag: weakEtag(createHash("sha256").update(body).digest("base64url").slice(0, 32))
+    etag: weakEtag(Crypto.contentToken(body))
   }
 }
 
