@@ -10,7 +10,7 @@ import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/pla
 import * as Effect from "effect/Effect"
 import { API_PREFIX } from "../api/ApiPrefix.js"
 import { CACHE_CONTROL, ifNoneMatchMatches, notModified, weakEtag } from "../protocol/ConditionalGet.js"
-import { CONTENT_SECURITY_POLICY } from "./Site.js"
+import { CONTENT_SECURITY_POLICY } from "./SecurityHeaders.js"
 
 export const PAGE_PATHS: ReadonlySet<string> = new Set([`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`])
 
