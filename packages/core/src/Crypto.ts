@@ -13,6 +13,13 @@ export const sha256 = (input: string | Uint8Array): Uint8Array => nobleSha256(by
 
 export const sha256Hex = (input: string | Uint8Array): string => bytesToHex(sha256(input))
 
+/**
+ * The one recipe for a content token: the first 32 hex characters (128 bits) of SHA-256 of the
+ * bytes or text. ETags (of payloads, pages, site files, cards) and freshness tokens are made with
+ * it, and so is the sign-in binding of a state to its browser (CONTRACT's "first 32 hex").
+ */
+export const contentToken = (input: string | Uint8Array): string => sha256Hex(input).slice(0, 32)
+
 export const hmacSha256 = (key: string | Uint8Array, message: string | Uint8Array): Uint8Array =>
   hmac(nobleSha256, bytes(key), bytes(message))
 

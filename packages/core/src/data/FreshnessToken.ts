@@ -2,7 +2,7 @@
  * Freshness tokens: a cached payload is valid only while its token equals one recomputed from
  * what could change its bytes (docs/api.md "Common rules", caching). No clock.
  */
-import { sha256Hex } from "../Crypto.js"
+import { contentToken } from "../Crypto.js"
 import { PAYLOAD_VER, type View } from "./PayloadVersion.js"
 
 export { PAYLOAD_VER, type View }
@@ -31,7 +31,7 @@ const canonical = (value: unknown): string =>
         .join(",")}}`
 
 export const make = (inputs: TokenInputs): string =>
-  sha256Hex(canonical({ ...inputs, v: PAYLOAD_VER[inputs.view] })).slice(0, 32)
+  contentToken(canonical({ ...inputs, v: PAYLOAD_VER[inputs.view] }))
 
 /**
  * The ETag a payload is served under: `W/"<token>"`. Defined here, once, and
@@ -44,7 +44,4 @@ export const etag = (token: string): string => `W/"${token}"`
 
 /** The bundle's token: a hash of its slices' ETags (`etag` of their tokens), in slice order; null for an absent slice. */
 export const combine = (tokens: ReadonlyArray<string | null>): string =>
-  sha256Hex(canonical({ view: "bundle", v: PAYLOAD_VER.bundle, etags: tokens.map((t) => (t === null ? null : etag(t))) })).slice(
-    0,
-    32
-  )
+  contentToken(canonical({ view: "bundle", v: PAYLOAD_VER.bundle, etags: tokens.map((t) => (t === null ? null : etag(t))) }))

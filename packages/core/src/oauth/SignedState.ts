@@ -17,7 +17,7 @@ import * as Redacted from "effect/Redacted"
 import type { ProviderName } from "../accounts/Domain.js"
 import * as AuthSecrets from "../AuthSecret.js"
 import { AuthSecret } from "../AuthSecret.js"
-import { base64Url, constantTimeEqual, hmacSha256, hmacSha256Hex, sha256, sha256Hex } from "../Crypto.js"
+import { base64Url, constantTimeEqual, contentToken, hmacSha256, hmacSha256Hex, sha256 } from "../Crypto.js"
 
 export type Purpose = "link" | "login"
 
@@ -27,7 +27,7 @@ export const MAX_AGE_SECONDS = 600
 const MAC_LENGTH = 32
 
 /** The binding of a state to the browser that started the flow: the first 32 hex of SHA-256 of the cookie. */
-export const bindingHash = (cookie: string): string => sha256Hex(cookie).slice(0, 32)
+export const bindingHash = (cookie: string): string => contentToken(cookie)
 
 const mac = (secret: string, payload: string) => hmacSha256Hex(secret, payload).slice(0, MAC_LENGTH)
 

@@ -35,7 +35,7 @@ export const cardToken = (
   units: "metric" | "imperial",
   spell: NotableSpells.NotableSpell | null = null,
   lang: Languages.Language = "en"
-) => Crypto.sha256Hex(`card:${CardSvg.VERSION}:${units}:${lang}:${gradeToken}${spellKey(spell)}`).slice(0, 32)
+) => Crypto.contentToken(`card:${CardSvg.VERSION}:${units}:${lang}:${gradeToken}${spellKey(spell)}`)
 
 /** What a card says of a spell, as part of its token: a spell that changes is a new picture. */
 const spellKey = (notable: NotableSpells.NotableSpell | null) =>

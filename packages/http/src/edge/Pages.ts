@@ -5,11 +5,12 @@
  * The platform builds their responses once and reuses them, so each body is hashed once.
  */
 import { createHash } from "node:crypto"
+import { Crypto } from "@climate-grade/core"
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import { API_PREFIX } from "../api/ApiPrefix.js"
 import { CACHE_CONTROL, ifNoneMatchMatches, notModified, weakEtag } from "../protocol/ConditionalGet.js"
-import { CONTENT_SECURITY_POLICY } from "./Site.js"
+import { CONTENT_SECURITY_POLICY } from "./SecurityHeaders.js"
 
 export const PAGE_PATHS: ReadonlySet<string> = new Set([`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`])
 
@@ -18,7 +19,7 @@ const etags = new WeakMap<Uint8Array, string>()
 const etagOf = (body: Uint8Array): string => {
   let etag = etags.get(body)
   if (etag === undefined) {
-    etag = weakEtag(createHash("sha256").update(body).digest("hex").slice(0, 32))
+    etag = weakEtag(Crypto.contentToken(body))
     etags.set(body, etag)
   }
   return etag

@@ -10,18 +10,44 @@ import { Api } from "../api/Api.js"
 import { API_PREFIX } from "../api/ApiPrefix.js"
 import { Authentication } from "../api/Authentication.js"
 import * as RequestInfo from "../protocol/RequestInfo.js"
-import { CONTENT_SECURITY_POLICY } from "./Site.js"
 
 /**
- * The site's policy is the default for every answer: scripts and everything else only from files
- * of this origin — no inline script, nonce or hash — no framing, no `<base>`, no plugins.
+ * The policy of every answer (the docs page widens it for its own inline script and style by their
+ * hashes, Pages.docsPolicy). Scripts only from our own files: no inline script, `on…=` attribute or
+ * `javascript:` URL runs, and nothing (no 'unsafe-inline', nonce or hash) re-admits one. Styles
+ * likewise from files; the map and charts are SVG drawn from script. The manifest and the service
+ * worker are the site's own files too (`default-src` would say so; named, they say it plainly).
+ * No framing (`frame-ancestors 'none'`), no `<base>`, no plugins.
  */
-export const SITE_CSP = CONTENT_SECURITY_POLICY
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'"
+].join("; ")
 
 export const REFERRER_POLICY = "same-origin"
 
 /** One year; sent only when the answer travels over https, where browsers heed it. */
 export const HSTS = "max-age=31536000"
+
+/**
+ * The one table of the headers every answer carries, 304s of pages and 404s included, whatever
+ * writes it: `apply` (node responses), the site's own answers (Site), and the raw shapes below.
+ */
+export const HEADERS: Readonly<Record<string, string>> = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": REFERRER_POLICY,
+  "content-security-policy": CONTENT_SECURITY_POLICY
+}
 
 /**
  * Every route behind the session middleware, read from the API itself so that a new one is never
@@ -85,9 +111,7 @@ export const apply = (
   res: ServerResponse,
   https: boolean = isHttps(options, req)
 ): boolean => {
-  res.setHeader("x-content-type-options", "nosniff")
-  res.setHeader("referrer-policy", REFERRER_POLICY)
-  res.setHeader("content-security-policy", SITE_CSP)
+  for (const name in HEADERS) res.setHeader(name, HEADERS[name]!)
   if (https) res.setHeader("strict-transport-security", HSTS)
   const path = innerPath(options.basePath, req.url ?? "/")
   if (path !== undefined && noStore(path)) res.setHeader("cache-control", "no-store")
@@ -98,7 +122,7 @@ export const apply = (
 const DOCS_PAGE = `${API_PREFIX}/docs`
 
 /** The headers `apply` sets that say nothing about a representation. */
-const SECURITY_NAMES = ["x-content-type-options", "referrer-policy", "content-security-policy", "strict-transport-security"] as const
+const SECURITY_NAMES: ReadonlyArray<string> = [...Object.keys(HEADERS), "strict-transport-security"]
 
 /**
  * A 304 of a data answer says only that the stored answer is still good (RFC 9110 §15.4.5): its
@@ -110,18 +134,7 @@ export const stripFromNotModified = (res: ServerResponse): void => {
 }
 
 /** The headers every answer carries, as flat name/value pairs for a `writeHead` made whole (the response index's). */
-export const RAW_PAIRS: ReadonlyArray<string> = [
-  "x-content-type-options",
-  "nosniff",
-  "referrer-policy",
-  REFERRER_POLICY,
-  "content-security-policy",
-  SITE_CSP
-]
+export const RAW_PAIRS: ReadonlyArray<string> = Object.entries(HEADERS).flat()
 
 /** The same headers as raw lines, for answers written straight to a socket (parser errors, CONNECT). */
-export const RAW_LINES = [
-  "X-Content-Type-Options: nosniff",
-  `Referrer-Policy: ${REFERRER_POLICY}`,
-  `Content-Security-Policy: ${SITE_CSP}`
-] as const
+export const RAW_LINES: ReadonlyArray<string> = Object.entries(HEADERS).map(([name, value]) => `${name}: ${value}`)

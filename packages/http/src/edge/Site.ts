@@ -6,10 +6,10 @@
  * `/api/` (v2, and any version that does not exist) keeps its JSON errors. Only names read from the build directory can ever be served,
  * so no request path reaches the file system (no traversal by construction).
  */
-import { createHash } from "node:crypto"
 import { readdir, readFile, stat } from "node:fs/promises"
 import { join, relative, sep } from "node:path"
 import { gzipSync } from "node:zlib"
+import { Crypto } from "@climate-grade/core"
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import { API_PREFIX } from "../api/ApiPrefix.js"
@@ -17,35 +17,7 @@ import { CACHE_CONTROL, ifNoneMatchMatches, VARY, weakEtag } from "../protocol/C
 import { THRESHOLD } from "../protocol/Compression.js"
 import { acceptsGzip } from "../protocol/ContentNegotiation.js"
 import { PATH as METRICS_PATH } from "./MetricsRoute.js"
-
-/**
- * Scripts only from our own files: no inline script, `on…=` attribute or `javascript:` URL runs,
- * and nothing (no 'unsafe-inline', nonce or hash) re-admits one. Styles likewise from files; the
- * map and charts are SVG drawn from script. The manifest and the service worker are the site's own
- * files too (`default-src` would say so; named, they say it plainly). `frame-ancestors 'none'`: no page
- * may frame ours.
- */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "worker-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'"
-].join("; ")
-
-/** The headers every site answer carries, 304s and 404s included. */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  "content-security-policy": CONTENT_SECURITY_POLICY,
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "same-origin"
-}
+import { HEADERS as SECURITY_HEADERS } from "./SecurityHeaders.js"
 
 const TYPES: Readonly<Record<string, string>> = {
   ".html": "text/html; charset=utf-8",
@@ -90,7 +62,7 @@ export const fileOf = (name: string, body: Uint8Array): SiteFile => {
     body,
     // Only when it is smaller: a tiny or incompressible file is sent as it is.
     gzip: gzip !== undefined && gzip.byteLength < body.byteLength ? gzip : undefined,
-    etag: weakEtag(createHash("sha256").update(body).digest("base64url").slice(0, 32))
+    etag: weakEtag(Crypto.contentToken(body))
   }
 }
 
