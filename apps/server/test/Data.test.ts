@@ -346,6 +346,58 @@ for (const backend of backends) {
           expect(stored).toHaveLength(1)
         }))
 
+      it.effect("a label that arrives after the answer: the next answers carry it with new ETags, stored, with no new history fetch", () =>
+        Effect.gen(function* () {
+          const { server, sql, up } = yield* setup
+          const [blocker, late] = [freshCell(), freshCell()]
+          // Both cells' weather held first, unlabeled (their lookups fail).
+          for (const cell of [blocker, late]) {
+            up.geocoder.failing.add(keyOf(cell))
+            const first = yield* get(server.url(`/api/v2/grade?${q(cell)}`))
+            expect(first.status).toBe(200)
+            expect((json(first).cell as { label: unknown }).label).toBeNull()
+          }
+          const archive = up.weather.requests.archive.length
+          const lookups = () => up.geocoder.requests.filter((r) => r.path.startsWith("/reverse")).length
+          for (const cell of [blocker, late]) up.geocoder.failing.delete(keyOf(cell))
+          up.geocoder.delayMs = 4_000
+          try {
+            // One lookup under way (the blocker's), so the late cell's queues behind it and its
+            // answer does not wait for it: served without a label, the lookup going on.
+            const before = lookups()
+            const blocked = Effect.runPromise(Effect.orDie(get(server.url(`/api/v2/grade?${q(blocker)}`))))
+            while (lookups() === before) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
+            const unlabeled = yield* get(server.url(`/api/v2/grade?${q(late)}`))
+            expect((json(unlabeled).cell as { label: unknown }).label).toBeNull()
+            const unlabeledCard = yield* get(server.url(`/api/v2/card.png?${q(late)}`))
+            yield* Effect.promise(() => blocked)
+            // The label arrives in the background; the next answer carries it.
+            let labeled = unlabeled
+            for (let i = 0; i < 40 && (json(labeled).cell as { label: unknown }).label === null; i++) {
+              yield* Effect.promise(() => new Promise((r) => setTimeout(r, 250)))
+              labeled = yield* get(server.url(`/api/v2/grade?${q(late)}`))
+            }
+            expect((json(labeled).cell as { label: unknown }).label).toBe("Testville, TL")
+            expect(labeled.headers.etag).not.toBe(unlabeled.headers.etag)
+            expect(json(labeled).variables).toEqual(json(unlabeled).variables)
+            // The held grade a shared link's card is drawn from names the place too.
+            const labeledCard = yield* get(server.url(`/api/v2/card.png?${q(late)}`))
+            expect([unlabeledCard.status, labeledCard.status]).toEqual([200, 200])
+            expect(labeledCard.headers.etag).not.toBe(unlabeledCard.headers.etag)
+            const calendar = yield* get(server.url(`/api/v2/calendar?${q(late)}`))
+            expect((json(calendar).cell as { label: unknown }).label).toBe("Testville, TL")
+            const stored = yield* eventually(
+              sql<{ json: Uint8Array }>`select json from payloads where cell_key = ${keyOf(late)} and view = 'calendar'`,
+              (r) => r.length > 0
+            )
+            expect((JSON.parse(Buffer.from(stored[0]!.json).toString("utf8")) as { cell: { label: unknown } }).cell.label).toBe("Testville, TL")
+            // Built again from the history held: the archive was not asked again.
+            expect(up.weather.requests.archive.length).toBe(archive)
+          } finally {
+            up.geocoder.delayMs = 0
+          }
+        }))
+
       it.effect("bundle: four slices, each with the ETag its own endpoint sends; its own ETag and 304", () =>
         Effect.gen(function* () {
           const { server } = yield* setup

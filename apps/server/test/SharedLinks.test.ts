@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { inflateSync } from "node:zlib"
-import { describe, expect, layer } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
 import { backends, Chromium, FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Context from "effect/Context"
@@ -402,3 +402,50 @@ describe("shared links behind a public origin and a base path", () => {
       }))
   })
 })
+
+for (const backend of backends) {
+  describe(`a demo's card on ${backend.name}`, () => {
+    it.effect(
+      "a demo server's card.png is stamped: another picture and another ETag than a real server's for the same weather",
+      () =>
+        Effect.gen(function* () {
+          const weather = yield* FakeOpenMeteo.make
+          const geocoder = yield* FakeNominatim.make
+          geocoder.addresses.set("38.75,-9.25", { city: "Lisboa", country: "Portugal", country_code: "pt" })
+          const env = { ...FakeEnv.upstreams(weather, geocoder), HISTORY_START: "1980-01-01" }
+          const siteDirectory = yield* scopedSite
+          // Two services over the same fake weather, each on a database of its own: one a demo.
+          const serverOf = (extra: Record<string, string>) =>
+            Effect.map(Layer.build(testServerLayer({ ...env, ...extra }, backend.layer, { siteDirectory })), Context.get(TestServer))
+          const [real, demo] = [yield* serverOf({}), yield* serverOf({ DEMO_DATA: "on" })]
+          const fetchFrom = (server: Context.Tag.Service<TestServer>, path: string, headers: Record<string, string> = {}) =>
+            Effect.promise(async (): Promise<Answer> => {
+              const response = await fetch(server.url(path), { headers })
+              return { status: response.status, headers: response.headers, bytes: new Uint8Array(await response.arrayBuffer()) }
+            })
+          const cells = [yield* fetchFrom(real, `/api/v2/cell?${lisbon}`), yield* fetchFrom(demo, `/api/v2/cell?${lisbon}`)]
+          expect(cells.map((c) => c.status)).toEqual([200, 200])
+          // The same grades on both: whatever differs in the card is the demo's doing.
+          const grades = [yield* fetchFrom(real, `/api/v2/grade?${lisbon}`), yield* fetchFrom(demo, `/api/v2/grade?${lisbon}`)].map(
+            (answer) => JSON.parse(text(answer)) as { date: string; cell: unknown; variables: unknown }
+          )
+          expect([grades[1]!.date, grades[1]!.cell, grades[1]!.variables]).toEqual([grades[0]!.date, grades[0]!.cell, grades[0]!.variables])
+          const realCard = yield* fetchFrom(real, `/api/v2/card.png?${lisbon}`)
+          const demoCard = yield* fetchFrom(demo, `/api/v2/card.png?${lisbon}`)
+          expect([realCard.status, demoCard.status]).toEqual([200, 200])
+          expect(decodePng(demoCard.bytes)).toEqual({ width: 1200, height: 630 })
+          expect(Buffer.from(demoCard.bytes).equals(Buffer.from(realCard.bytes))).toBe(false)
+          const etag = demoCard.headers.get("etag")!
+          expect(etag).not.toBe(realCard.headers.get("etag"))
+          expect((yield* fetchFrom(demo, `/api/v2/card.png?${lisbon}`, { "if-none-match": etag })).status).toBe(304)
+          // A real card's tag does not revalidate the demo's picture.
+          expect((yield* fetchFrom(demo, `/api/v2/card.png?${lisbon}`, { "if-none-match": realCard.headers.get("etag")! })).status).toBe(200)
+          // The shared head points at that card and says it is a demo before anyone opens it.
+          const { title, metas } = headOf(text(yield* fetchFrom(demo, `/?${lisbon}`)))
+          expect(title).toMatch(/^Demo data, not real weather — /)
+          expect(metas["og:image"]).toBe(demo.url("/api/v2/card.png?lat=38.75&lon=-9.25&lang=en"))
+        }).pipe(Effect.scoped),
+      120_000
+    )
+  })
+}

@@ -89,9 +89,15 @@ export interface Rendered {
  * Draws a place's card at once, on the calling thread: layout, rasterising and PNG encoding. For
  * a worker thread (CardWorker), never the server's event loop.
  */
-export const drawSync = (grade: GradePayload, units: Units, spell: NotableSpell | null = null, lang: Language = "en"): Rendered => {
+export const drawSync = (
+  grade: GradePayload,
+  units: Units,
+  spell: NotableSpell | null = null,
+  lang: Language = "en",
+  demo = false
+): Rendered => {
   const start = performance.now()
-  const png = new Resvg(CardSvg.svg(grade, units, measureIn(lang), spell, lang), optionsFor(lang)).render().asPng()
+  const png = new Resvg(CardSvg.svg(grade, units, measureIn(lang), spell, lang, demo), optionsFor(lang)).render().asPng()
   return { png: new Uint8Array(png), ms: performance.now() - start }
 }
 

@@ -63,6 +63,7 @@ interface Job {
   readonly units: Units
   readonly spell: NotableSpell | null
   readonly lang: Language
+  readonly demo: boolean
   readonly resolve: (rendered: Rendered) => void
   readonly reject: (error: Error) => void
   readonly started: number
@@ -76,7 +77,15 @@ interface Slot {
 }
 
 export interface Pool {
-  readonly draw: (grade: GradePayload, units: Units, signal?: AbortSignal, spell?: NotableSpell | null, lang?: Language) => Promise<Rendered>
+  readonly draw: (
+    grade: GradePayload,
+    units: Units,
+    signal?: AbortSignal,
+    spell?: NotableSpell | null,
+    lang?: Language,
+    /** The weather is made up: the card carries the demo's stamp. */
+    demo?: boolean
+  ) => Promise<Rendered>
   /** Drawings under way and waiting. */
   readonly load: () => { readonly drawing: number; readonly waiting: number }
   readonly close: () => Promise<void>
@@ -139,7 +148,7 @@ export const make = (
       const job = queue.shift()
       if (job === undefined) return
       slot.job = job
-      ;(slot.worker ?? spawn(slot)).postMessage({ grade: job.grade, units: job.units, spell: job.spell, lang: job.lang })
+      ;(slot.worker ?? spawn(slot)).postMessage({ grade: job.grade, units: job.units, spell: job.spell, lang: job.lang, demo: job.demo })
     }
   }
 
@@ -158,7 +167,14 @@ export const make = (
     finish(slot, (j) => j.reject(error))
   }
 
-  const draw = (grade: GradePayload, units: Units, signal?: AbortSignal, spell: NotableSpell | null = null, lang: Language = "en") =>
+  const draw = (
+    grade: GradePayload,
+    units: Units,
+    signal?: AbortSignal,
+    spell: NotableSpell | null = null,
+    lang: Language = "en",
+    demo = false
+  ) =>
     new Promise<Rendered>((resolve, reject) => {
       if (signal?.aborted) return reject(new DrawAborted("nobody waits for this card"))
       if (queue.length >= queueLimit) return reject(new PoolFull(`${queueLimit} cards are waiting to be drawn`))
@@ -168,6 +184,7 @@ export const make = (
         units,
         spell,
         lang,
+        demo,
         resolve,
         reject,
         started: performance.now(),

@@ -18,7 +18,7 @@ const { formatCoordinates, formatValue, labelWords, longDate, ordinal, sinceYear
 type Units = Words.Units
 
 /** The layout's version, part of the card's ETag: raise it with any change to what a card looks like. */
-export const VERSION = 4
+export const VERSION = 5
 
 export const WIDTH = 1200
 export const HEIGHT = 630
@@ -141,34 +141,63 @@ export const drawableLabel = (grade: GradePayload): string => {
 /** The band's colour for a heat wave or a cold spell (white text on it is AA). */
 const SPELL_FILL = { heat: "#b2182b", cold: "#2166ac" } as const
 
+/** The demo's stamp: what it says (in English, as the demo's page heads do) and its colour. */
+export const DEMO_STAMP = { words: "DEMO DATA", detail: "Not real weather" } as const
+const DEMO_INK = "#b2182b"
+/** The room the stamp takes at the top right, kept clear of the place and the date. */
+const DEMO_ROOM = 300
+
+/** A rubber stamp at the top right, tilted, in red on white, sized to its words in the card's font. */
+const demoStamp = (measure: Measure): string => {
+  const w = Math.min(DEMO_ROOM - 20, Math.max(measure(DEMO_STAMP.words, 42, 700), measure(DEMO_STAMP.detail, 24, 600)) + 56)
+  const h = 104
+  const [cx, cy] = [WIDTH - MARGIN - w / 2 - 4, 92]
+  return [
+    `<g transform="rotate(-6 ${cx.toFixed(1)} ${cy})">`,
+    `<rect x="${(cx - w / 2).toFixed(1)}" y="${cy - h / 2}" width="${w.toFixed(1)}" height="${h}" rx="12" fill="#ffffff" fill-opacity="0.92" stroke="${DEMO_INK}" stroke-width="6"/>`,
+    text(Number(cx.toFixed(1)), cy + 4, 42, 700, DEMO_INK, DEMO_STAMP.words, ' text-anchor="middle"'),
+    text(Number(cx.toFixed(1)), cy + 36, 24, 600, DEMO_INK, DEMO_STAMP.detail, ' text-anchor="middle"'),
+    "</g>"
+  ].join("")
+}
+
 /**
  * The card's SVG for a place's grade payload; with a severe or extreme heat wave or cold spell on
- * or coming, a band at the foot says it in place of the footer.
+ * or coming, a band at the foot says it in place of the footer. On a demo (`demo`: the weather is
+ * made up) a stamp says "Demo data" at the top right and the footer credits no real source.
  */
 export const svg = (
   grade: GradePayload,
   units: Units,
   measure: Measure,
   spell: NotableSpell | null = null,
-  lang: Language = "en"
+  lang: Language = "en",
+  demo = false
 ): string => {
   const en = lang === "en"
   // The spell's sentence is the core's, in English: other languages keep the footer instead.
   if (!en) spell = null
-  const place = fitText(measure, drawableLabel(grade), WIDTH - 2 * MARGIN, 64, 40, 700)
+  const top = WIDTH - 2 * MARGIN - (demo ? DEMO_ROOM : 0)
+  const place = fitText(measure, drawableLabel(grade), top, 64, 40, 700)
   const since = sinceYearOf(Math.max(...VARIABLES.map((v) => grade.variables[v].n)), grade.date)
   const subtitle = `${en ? longDate(grade.date) : Messages.longDate(lang, grade.date)} · ${formatCoordinates(grade.cell.lat, grade.cell.lon)}`
-  const footer = en
+  const ranked = en
     ? `Ranked against the same days of the year ${since === null ? "in the record" : `since ${since}`} · ERA5 via Open-Meteo`
     : Messages.t(lang, "card.footer", {
         since: since === null ? Messages.t(lang, "since.record") : Messages.t(lang, "card.since", { year: since })
       })
+  // The credit of the data's source follows the last " · ": a demo's weather has none.
+  const footer = demo ? ranked.slice(0, ranked.lastIndexOf(" · ")) : ranked
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">`,
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="${PAGE.background}"/>`,
     `<rect width="${WIDTH}" height="10" fill="${PAGE.accent}"/>`,
     text(MARGIN, 100, place.size, 700, PAGE.ink, place.content),
-    text(MARGIN, 150, 30, 400, PAGE.muted, subtitle),
+    ...(() => {
+      // Beside the demo's stamp the date line has less room.
+      const line = demo ? fitText(measure, subtitle, top, 30, 22, 400) : { content: subtitle, size: 30 }
+      return [text(MARGIN, 150, line.size, 400, PAGE.muted, line.content)]
+    })(),
     ...VARIABLES.map((v, i) => panel(measure, grade, v, units, MARGIN + i * (PANEL_WIDTH + GAP), lang)),
     ...(spell === null
       ? [text(MARGIN, HEIGHT - 42, 24, 400, PAGE.muted, fitText(measure, footer, WIDTH - 2 * MARGIN - 260, 24, 18, 400).content)]
@@ -185,6 +214,7 @@ export const svg = (
           ]
         })()),
     text(WIDTH - MARGIN, HEIGHT - 42, 28, 700, PAGE.accent, SITE_NAME, ' text-anchor="end"'),
+    ...(demo ? [demoStamp(measure)] : []),
     "</svg>"
   ].join("")
 }

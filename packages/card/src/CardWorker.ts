@@ -17,6 +17,8 @@ export interface Job {
   readonly units: Units
   readonly spell: NotableSpell | null
   readonly lang?: Language
+  /** The weather is made up: the card carries the demo's stamp. */
+  readonly demo?: boolean
 }
 
 export type Reply = { readonly png: Uint8Array; readonly ms: number } | { readonly error: string }
@@ -26,7 +28,7 @@ if (port === null) throw new Error("CardWorker runs as a worker thread")
 port.on("message", (job: Job) => {
   let reply: Reply
   try {
-    reply = drawSync(job.grade, job.units, job.spell, job.lang ?? "en")
+    reply = drawSync(job.grade, job.units, job.spell, job.lang ?? "en", job.demo ?? false)
   } catch (error) {
     reply = { error: error instanceof Error ? error.message : String(error) }
   }

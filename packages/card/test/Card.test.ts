@@ -73,6 +73,22 @@ describe("CardSvg", () => {
     expect(CardSvg.svg(grade("Tokyo, JP"), "metric", measure)).not.toContain("heat wave")
   })
 
+  it("a demo's card carries a 'Demo data' stamp beside a fitted title, and credits no real source", () => {
+    const plain = CardSvg.svg(grade("Tokyo, JP"), "metric", measure)
+    expect(plain).not.toContain(CardSvg.DEMO_STAMP.words)
+    expect(plain).toContain("ERA5 via Open-Meteo")
+    for (const lang of ["en", "de", "ja"] as const) {
+      const demo = CardSvg.svg(grade("Tokyo, JP"), "metric", measure, null, lang, true)
+      expect(demo, lang).toContain(">DEMO DATA<")
+      expect(demo, lang).toContain(">Not real weather<")
+      expect(demo, lang).not.toContain("Open-Meteo")
+    }
+    // A title long enough to reach the stamp is fitted to the room left of it (stand-in font: 0.6 em).
+    const long = CardSvg.svg(grade("Llanfairpwllgwyngyllgogerychwyrndrobwll, GB"), "metric", measure, null, "en", true)
+    const title = /<text x="60" y="100" [^>]*font-size="(\d+)"[^>]*>([^<]*)</.exec(long)!
+    expect(measure(title[2]!, Number(title[1]), 700)).toBeLessThanOrEqual(1200 - 2 * 60 - 300)
+  })
+
   it("names a place in a script the font lacks by its coordinates", () => {
     expect(CardSvg.drawableLabel(grade("東京都, JP"))).toBe("35.75°N 139.75°E")
     expect(CardSvg.drawableLabel(grade(null))).toBe("35.75°N 139.75°E")
@@ -95,6 +111,12 @@ describe("CardPng", () => {
     expect(narrow).toBeGreaterThan(0)
     expect(wide).toBeGreaterThan(2 * narrow)
     expect(CardPng.measure("WWWW", 80, 400)).toBeCloseTo(2 * wide, 5)
+  })
+
+  it("draws a demo's card differently from the same grade's real one", () => {
+    const real = CardPng.drawSync(grade("Tokyo, JP"), "metric")
+    const demo = CardPng.drawSync(grade("Tokyo, JP"), "metric", null, "en", true)
+    expect(Buffer.from(demo.png).equals(Buffer.from(real.png))).toBe(false)
   })
 
   it("is abandoned past its time bound: the render rejects rather than answering late", async () => {

@@ -18,6 +18,7 @@ import { CACHE_CONTROL, ifNoneMatchMatches, weakEtag } from "../protocol/Conditi
 import * as DataQuery from "./DataQuery.js"
 import { failWithRetryAfter, NotFound, ServiceUnavailable, TooManyRequests } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
+import { DemoData } from "../edge/Demo.js"
 import { clientAddress } from "../protocol/RequestInfo.js"
 
 /** Bytes of PNG kept at most (a card is ~40 KB: a few hundred places). */
@@ -29,13 +30,17 @@ export const PER_CLIENT = 2
 export const NOT_HELD =
   "No grades are held for this place today. Open the place on the site first; its card can be drawn once its weather is loaded."
 
-/** The card's token: the grade's token, the units and the layout version (a new layout is a new picture). */
+/**
+ * The card's token: the grade's token, the units, the language, the spell, whether the weather is
+ * a demo's and the layout version (a new layout is a new picture).
+ */
 export const cardToken = (
   gradeToken: string,
   units: "metric" | "imperial",
   spell: NotableSpells.NotableSpell | null = null,
-  lang: Languages.Language = "en"
-) => Crypto.contentToken(`card:${CardSvg.VERSION}:${units}:${lang}:${gradeToken}${spellKey(spell)}`)
+  lang: Languages.Language = "en",
+  demo = false
+) => Crypto.contentToken(`card:${CardSvg.VERSION}:${units}:${lang}:${demo ? "demo:" : ""}${gradeToken}${spellKey(spell)}`)
 
 /** What a card says of a spell, as part of its token: a spell that changes is a new picture. */
 const spellKey = (notable: NotableSpells.NotableSpell | null) =>
@@ -53,6 +58,7 @@ export const make = Effect.gen(function* () {
     (pool) => Effect.promise(() => pool.close())
   )
   const { trustedProxyHops } = yield* HttpSettings
+  const demo = yield* DemoData
   const underWay = new Map<string, number>()
 
   const draw = (
@@ -66,7 +72,7 @@ export const make = Effect.gen(function* () {
       const grade = yield* plan.build
       // Interrupted (nobody waits any more), the signal takes the drawing out of the pool.
       const rendered = yield* Effect.tryPromise({
-        try: (signal) => pool.draw(grade, units, signal, spell, lang),
+        try: (signal) => pool.draw(grade, units, signal, spell, lang, demo),
         catch: (cause) => cause
       }).pipe(
         Effect.tapError((cause) => Effect.logWarning(`card for ${plan.cell.lat},${plan.cell.lon} not drawn`, cause)),
@@ -124,7 +130,7 @@ export const make = Effect.gen(function* () {
       const held = yield* views.heldGrade(cell)
       if (Option.isNone(held)) return yield* new NotFound({ detail: NOT_HELD })
       const spell = Option.getOrNull(yield* heldSpell(cell))
-      const token = cardToken(held.value.token, units, spell, lang)
+      const token = cardToken(held.value.token, units, spell, lang, demo)
       const etag = weakEtag(token)
       // Without lang= the words follow Accept-Language.
       const headers = { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Language" }
