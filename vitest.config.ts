@@ -11,7 +11,7 @@ export default defineConfig({
   resolve: { conditions: [...SOURCE, ...CLIENT] },
   ssr: { resolve: { conditions: [...SOURCE, ...SERVER], externalConditions: SOURCE } },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
     // Two cores: more workers than that only adds contention on the database.
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },

@@ -63,9 +63,9 @@ export const neighbours = (cell: CellCoordinates): ReadonlyArray<CellCoordinates
   ]
   const out: Array<CellCoordinates> = []
   for (const [dLat, dLon] of steps) {
-    const lat = cell.lat + dLat * 0.25
+    const lat = cell.lat + dLat * Cell.SIZE
     if (lat > 90 || lat < -90) continue
-    out.push(cellOf(lat, wrapLon(cell.lon + dLon * 0.25)))
+    out.push(cellOf(lat, wrapLon(cell.lon + dLon * Cell.SIZE)))
   }
   return out
 }

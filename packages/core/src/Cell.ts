@@ -16,9 +16,13 @@ export const inRange = (axis: Axis, value: number): boolean => Number.isFinite(v
 /** The range as a refusal states it: `between -90 and 90`. */
 export const rangeText = (axis: Axis): string => `between -${LIMIT[axis]} and ${LIMIT[axis]}`
 
-/** A coordinate snapped to its cell's centre, a multiple of 0.25; never -0 (no "-0.00" keys). */
+/** Degrees across a cell, north to south and west to east: the grid's step. */
+export const SIZE = 0.25
+
+/** A coordinate snapped to its cell's centre, a multiple of `SIZE`; never -0 (no "-0.00" keys). */
 export const snap = (x: number): number => {
-  const v = Math.round(x * 4) / 4
+  // Exact: SIZE is a power of two, so dividing and multiplying by it rounds nothing.
+  const v = Math.round(x / SIZE) * SIZE
   return v === 0 ? 0 : v
 }
 

@@ -1,6 +1,6 @@
 import { deflateRawSync, inflateRawSync } from "node:zlib"
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { type Cell, CellStore, SeriesCodec } from "@climate-grade/core"
+import { type Cell, CellStore } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -8,6 +8,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { PoolSize } from "./Database.js"
 import { PgliteClient } from "./PgliteClient.js"
+import * as SeriesCodec from "./SeriesCodec.js"
 
 /**
  * A cell as stored. The series stay bytes here (bytea: a Uint8Array from PGlite, a Buffer from

@@ -125,9 +125,11 @@ export const CellMap = ({ lat, lon, onPick }: { lat: number; lon: number; onPick
   const x0 = (lon - SPAN / 2) * u
   const y0 = (-lat - spanY / 2) * u
   const lines: Array<string> = []
-  for (let d = -SPAN; d <= SPAN; d += 0.25) {
-    const gx = (cellLon + d + 0.125) * u
-    const gy = -(cellLat + d + 0.125) * u
+  // The cell's edges: half a cell either side of its centre, and every whole cell beyond.
+  const half = Cell.SIZE / 2
+  for (let d = -SPAN; d <= SPAN; d += Cell.SIZE) {
+    const gx = (cellLon + d + half) * u
+    const gy = -(cellLat + d + half) * u
     lines.push(`M${gx} ${y0}v${spanY * u}`, `M${x0} ${gy}h${SPAN * u}`)
   }
   // Near the antimeridian the other side of the world shows too: the outlines again, 360° over.
@@ -159,7 +161,7 @@ export const CellMap = ({ lat, lon, onPick }: { lat: number; lon: number; onPick
             </g>
           ))}
         <path d={lines.join("")} class="map-grid" />
-        <rect x={(cellLon - 0.125) * u} y={-(cellLat + 0.125) * u} width={0.25 * u} height={0.25 * u} class="map-cell" />
+        <rect x={(cellLon - half) * u} y={-(cellLat + half) * u} width={Cell.SIZE * u} height={Cell.SIZE * u} class="map-cell" />
       </svg>
       <p class="muted small">
         Cell {formatCoordinates(cellLat, cellLon)} · squares are 0.25° (about 28 km)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { SeriesCodec } from "@climate-grade/core"
+import { SeriesCodec } from "@climate-grade/postgres"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 

@@ -10,7 +10,7 @@
  * sign of a zero reading means nothing, and the two compare equal.)
  */
 import * as Either from "effect/Either"
-import type { DailySeries } from "./DailySeries.js"
+import type { DailySeries } from "@climate-grade/core/weather/DailySeries"
 
 const TENTHS = 1
 const FLOAT64 = 2
