@@ -126,7 +126,8 @@ for (const backend of backends) {
             const again = yield* Effect.promise(() => held(page))
             expect(again.cached.some((c) => /\/assets\/[^/]+\.js$/.test(c.url))).toBe(true)
             expect(again.local.filter(([, value]) => mentions(value))).toEqual([])
-          })
+          }),
+          120_000
         )
       })
     }
