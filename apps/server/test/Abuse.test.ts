@@ -128,16 +128,20 @@ for (const backend of backends) {
           }
         }))
 
-      it.effect("a known browser is counted on its own: its own failures stop it, not the owner's other browsers", () =>
+      it.effect("a known browser is counted on its own: a stolen copy of its cookie locks out neither it nor the owner's other browsers", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           yield* createUser("device@example.org", "correct horse")
           const device = knownDevice(yield* login(server.origin, "device@example.org", "correct horse", from("10.0.5.1")))
-          const withDevice = { ...from("10.0.5.1"), cookie: `known_device=${device}` }
+          const cookie = `known_device=${device}`
+          // A thief with a copy of the cookie: three failures on the cookie's own count, then three
+          // on its network's pair, as any browser's, then refused.
           const statuses: Array<number> = []
-          for (let i = 0; i < 4; i++) statuses.push((yield* login(server.origin, "device@example.org", "wrong", withDevice)).status)
-          expect(statuses).toEqual([400, 400, 400, 429])
-          // Another browser at the same address is its own pair: in.
+          for (let i = 0; i < 7; i++) statuses.push((yield* login(server.origin, "device@example.org", "wrong", { ...from("10.0.5.9"), cookie })).status)
+          expect(statuses).toEqual([400, 400, 400, 400, 400, 400, 429])
+          // The owner's browser, with that same cookie, at home: in.
+          expect((yield* login(server.origin, "device@example.org", "correct horse", { ...from("10.0.5.1"), cookie })).status).toBe(204)
+          // Another browser at the same address: in.
           expect((yield* login(server.origin, "device@example.org", "correct horse", from("10.0.5.1"))).status).toBe(204)
           // A cookie made for another account, or altered, is no known device: the pair counts it.
           const forged = { ...from("10.0.5.2"), cookie: `known_device=${device!.replace(/.$/, (c) => (c === "0" ? "1" : "0"))}` }

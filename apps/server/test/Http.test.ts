@@ -149,7 +149,7 @@ for (const backend of backends) {
           expect(after.status).toBe(401)
         }))
 
-      it.effect("logout ends the session and clears the cookie", () =>
+      it.effect("logout ends the session, clears the cookie and asks the browser to drop the origin's cache and storage", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           yield* createUser("leaving@example.org", "correct horse")
@@ -160,6 +160,7 @@ for (const backend of backends) {
           })
           expect(response.status).toBe(204)
           expect(response.headers.get("set-cookie")).toMatch(/^session=; Max-Age=0; Path=\/; HttpOnly; SameSite=Lax$/)
+          expect(response.headers.get("clear-site-data")).toBe('"cache", "storage"')
           const me = yield* http(server.url("/api/v2/users/me"), { headers: { cookie: `session=${token}` } })
           expect(me.status).toBe(401)
         }))

@@ -45,3 +45,24 @@ export const registerServiceWorker = () => {
     })
   })
 }
+
+/** How long sign-out waits for the worker to say its pages are dropped. */
+const FORGET_WITHIN_MS = 2_000
+
+/**
+ * Asks the worker that controls this page to drop the pages it keeps (sw.ts), and waits for it (at
+ * most `FORGET_WITHIN_MS`); nothing to do without one.
+ */
+export const forgetStoredPages = (): Promise<void> => {
+  const worker = "serviceWorker" in navigator ? navigator.serviceWorker.controller : null
+  if (worker === null) return Promise.resolve()
+  return new Promise((resolve) => {
+    const channel = new MessageChannel()
+    const timer = setTimeout(resolve, FORGET_WITHIN_MS)
+    channel.port1.onmessage = () => {
+      clearTimeout(timer)
+      resolve()
+    }
+    worker.postMessage("forget-pages", [channel.port2])
+  })
+}

@@ -1,6 +1,7 @@
 /**
  * What the browser remembers for the person: the chosen units and the recent places. localStorage
- * can be missing or full (private windows, quotas); then the page simply forgets.
+ * can be missing or full (private windows, quotas); then the page simply forgets. At sign-out the
+ * personal part (the recent places, the watched places' names) is forgotten: `forgetPersonal`.
  */
 import type { Units } from "./payloads.js"
 
@@ -99,6 +100,16 @@ export const watchNames = (): Readonly<Record<string, string>> => {
 export const rememberName = (cell: string, name: string): void => {
   const rest = Object.entries(watchNames()).filter(([key]) => key !== cell)
   write(NAMES_KEY, JSON.stringify(Object.fromEntries([...rest, [cell, name]].slice(-NAMES_MAX))))
+}
+
+/**
+ * At sign-out or account deletion: the recent places and the watched places' names go, and the
+ * browser is noted as signed out; the units stay (they say nothing of the person).
+ */
+export const forgetPersonal = (): void => {
+  write(RECENT_KEY, null)
+  write(NAMES_KEY, null)
+  rememberSignedIn(false)
 }
 
 const RETURN_KEY = "climate-grade:return"

@@ -28,12 +28,17 @@ interface FetchEvent extends ExtendableEvent {
   readonly request: Request
   respondWith(response: Promise<Response>): void
 }
+interface ExtendableMessageEvent extends ExtendableEvent {
+  readonly data: unknown
+  readonly ports: ReadonlyArray<MessagePort>
+}
 interface WorkerScope {
   readonly registration: { readonly scope: string }
   readonly clients: { claim(): Promise<void> }
   skipWaiting(): Promise<void>
   addEventListener(type: "install" | "activate", listener: (event: ExtendableEvent) => void): void
   addEventListener(type: "fetch", listener: (event: FetchEvent) => void): void
+  addEventListener(type: "message", listener: (event: ExtendableMessageEvent) => void): void
 }
 
 const worker = self as unknown as WorkerScope
@@ -63,6 +68,29 @@ worker.addEventListener("activate", (event) => {
       .keys()
       .then((keys) => Promise.all(keys.filter((k) => k.startsWith(PREFIX) && k !== CACHE).map((k) => caches.delete(k))))
       .then(() => worker.clients.claim())
+  )
+})
+
+/**
+ * At sign-out the site asks (`FORGET_PAGES`) that the pages kept by every build of this scope be
+ * dropped: a kept page carries the last place shown. The assets stay (they are the same for
+ * everyone); the answer, on the port sent with the message, says it is done.
+ */
+const FORGET_PAGES = "forget-pages"
+
+worker.addEventListener("message", (event) => {
+  if (event.data !== FORGET_PAGES) return
+  event.waitUntil(
+    caches
+      .keys()
+      .then((keys) =>
+        Promise.all(
+          keys
+            .filter((k) => k.startsWith(PREFIX))
+            .map((k) => caches.open(k).then((cache) => Promise.all(PAGES.map((page) => cache.delete(at(page))))))
+        )
+      )
+      .then(() => event.ports[0]?.postMessage(FORGET_PAGES))
   )
 })
 

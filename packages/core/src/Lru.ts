@@ -15,7 +15,7 @@ export interface Lru<K, V> {
   readonly weight: () => number
 }
 
-export interface LruOptions<V> {
+export interface LruOptions<K, V> {
   /**
    * Reported under this name by `registered` (the service's /metrics); a later cache of the
    * same name replaces an earlier one there.
@@ -25,7 +25,8 @@ export interface LruOptions<V> {
   readonly capacity: number
   /** At most this total weight; an entry heavier than this alone is not kept. */
   readonly maxWeight?: number
-  readonly weigh?: (value: V) => number
+  /** An entry's weight; the key is given too, for a cache whose keys weigh (long URLs). */
+  readonly weigh?: (value: V, key: K) => number
 }
 
 /** A named cache as /metrics reports it: its weight (bytes, for every cache of the service) and entries. */
@@ -41,7 +42,7 @@ const registry = new Map<string, Registered>()
 /** Every named cache made in this process (the latest of each name), by name. */
 export const registered = (): ReadonlyArray<Registered> => [...registry.values()].sort((a, b) => a.name.localeCompare(b.name))
 
-export const make = <K, V>(options: LruOptions<V>): Lru<K, V> => {
+export const make = <K, V>(options: LruOptions<K, V>): Lru<K, V> => {
   const capacity = Math.max(1, options.capacity)
   const maxWeight = options.maxWeight ?? Infinity
   const weigh = options.weigh ?? (() => 0)
@@ -50,7 +51,7 @@ export const make = <K, V>(options: LruOptions<V>): Lru<K, V> => {
   const remove = (key: K) => {
     const value = entries.get(key)
     if (value === undefined && !entries.has(key)) return
-    total -= weigh(value as V)
+    total -= weigh(value as V, key)
     entries.delete(key)
   }
   const lru: Lru<K, V> = {
@@ -65,7 +66,7 @@ export const make = <K, V>(options: LruOptions<V>): Lru<K, V> => {
     set: (key, value) => {
       remove(key)
       entries.set(key, value)
-      total += weigh(value)
+      total += weigh(value, key)
       while (entries.size > capacity || total > maxWeight) remove(entries.keys().next().value as K)
     },
     delete: remove,

@@ -8,7 +8,8 @@
 import { useEffect, useState } from "preact/hooks"
 import { api, getJson } from "../api.js"
 import { plainDetail, waitWords } from "../refusal.js"
-import { rememberSignedIn } from "../storage.js"
+import { forgetStoredPages } from "../serviceWorker.js"
+import { forgetPersonal, rememberSignedIn } from "../storage.js"
 import { outcomeMessage, outcomeOf } from "./outcome.js"
 import { returnOf } from "./ReturnLink.js"
 import { Watches } from "./Watches.js"
@@ -268,9 +269,11 @@ export const AccountPage = () => {
 
   const signOut = async () => {
     try {
+      // The worker's pages first: the answer's Clear-Site-Data may remove the worker itself.
+      await forgetStoredPages()
       await post("auth/logout")
     } finally {
-      rememberSignedIn(false)
+      forgetPersonal()
       setNotice("You are signed out.")
       setSession({ tag: "visitor" })
     }
@@ -333,7 +336,8 @@ export const AccountPage = () => {
             <YourData
               email={session.me.email}
               onDeleted={() => {
-                rememberSignedIn(false)
+                forgetPersonal()
+                void forgetStoredPages()
                 setNotice("Your account is deleted, with everything of it. You are signed out.")
                 setSession({ tag: "visitor" })
               }}

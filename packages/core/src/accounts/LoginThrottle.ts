@@ -12,6 +12,9 @@
  *   checked, from `FIRST_DELAY_MS` doubling up to `MAX_DELAY_MS`; it is never refused for it.
  * - **A known device** (a browser that signed in to the account before: `KnownDevice`) is counted
  *   under its own key only, with the pair's limit: strangers' failures neither slow nor stop it.
+ *   Past that limit it is not refused but counted as a browser not known to the account (OWASP's
+ *   "authenticate as untrusted client"): its failures are the cookie's own, so a copy of the
+ *   cookie guessed with elsewhere spends that network's pair, never the owner's.
  *
  * Accounts are counted by the normalised e-mail whether or not an account has it, so answers and
  * delays are the same for known and unknown addresses. Each attempt is counted *before* the
@@ -160,24 +163,27 @@ export const guard = <A, E, R>(
     const secret = yield* AuthSecret
     const now = yield* Clock.currentTimeMillis
     const device = KnownDevice.recognise(secret, attempt.deviceCookie, attempt.email, now)
-    const known = Option.isSome(device)
-    const keys = known
-      ? [deviceKey(device.value, attempt.email)]
-      : [pairKey(attempt.email, attempt.address), addressKey(attempt.address), accountKey(attempt.email)]
-    const counters = yield* attempts.count(keys, now, policy.windowMillis)
-    const decided = known
-      ? knownVerdict(policy, yield* counterAt(counters, 0), now)
-      : verdict(
-          policy,
-          { pair: yield* counterAt(counters, 0), address: yield* counterAt(counters, 1), account: yield* counterAt(counters, 2) },
-          now
-        )
+    const untrusted = [pairKey(attempt.email, attempt.address), addressKey(attempt.address), accountKey(attempt.email)]
+    const countUntrusted = Effect.gen(function* () {
+      const counters = yield* attempts.count(untrusted, now, policy.windowMillis)
+      return verdict(
+        policy,
+        { pair: yield* counterAt(counters, 0), address: yield* counterAt(counters, 1), account: yield* counterAt(counters, 2) },
+        now
+      )
+    })
+    const deviceKeys = Option.match(device, { onNone: () => [], onSome: (d) => [deviceKey(d, attempt.email)] })
+    // A known device within its own limit is let in at once; past it, it is any other browser.
+    const trusted =
+      deviceKeys.length > 0 &&
+      knownVerdict(policy, yield* counterAt(yield* attempts.count(deviceKeys, now, policy.windowMillis), 0), now)._tag === "Allowed"
+    const decided: Verdict = trusted ? { _tag: "Allowed", delayMs: 0 } : yield* countUntrusted
     if (decided._tag === "Throttled") return yield* new TooManyAttempts({ retryAfterSeconds: decided.retryAfterSeconds })
     if (decided.delayMs > 0) yield* Effect.sleep(decided.delayMs)
     const result = yield* check
     if (Option.isNone(result)) return Option.none()
-    // The pair (or device) starts over; the address and the account give back this attempt.
-    yield* attempts.succeeded([keys[0]!], keys.slice(1))
+    // The device and the pair start over; the address and the account give back this attempt.
+    yield* attempts.succeeded(trusted ? deviceKeys : [...deviceKeys, untrusted[0]!], trusted ? [] : untrusted.slice(1))
     const newDevice = base64Url(yield* (yield* SecureRandom).bytes(16))
     const after = yield* Clock.currentTimeMillis
     return Option.some({

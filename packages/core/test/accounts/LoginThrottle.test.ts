@@ -231,18 +231,59 @@ describe("LoginThrottle", () => {
     )
   }, 60_000)
 
-  it("a known browser has its own limit, and a success starts its count over", async () => {
+  it("a known browser has its own limit, past which it is any other browser, and a success starts its count over", async () => {
     const answers = await fresh(
       Effect.gen(function* () {
         const first = yield* attempt({ email: OWNER, address: HOME, correct: true }, true)
         const wrong = { email: OWNER, address: STRANGERS[0]!, correct: false, cookie: first.cookie, waitMs: 0 }
-        const results = yield* run([wrong, wrong, wrong, wrong, { ...wrong, correct: true }, { ...wrong, waitMs: 600_000 }, { ...wrong, correct: true }])
-        return results.map((r) => r.answer)
+        const results = yield* run([
+          ...Array.from({ length: 7 }, () => wrong),
+          { ...wrong, correct: true },
+          { ...wrong, waitMs: 600_000 },
+          { ...wrong, correct: true }
+        ])
+        return results.map((r) => [r.answer, r.delayMs])
       })
     )
-    // Its 4th failure in the window is refused, its own limit; after the window it is checked again.
-    expect(answers).toEqual(["refused", "refused", "refused", { throttled: 600 }, { throttled: 600 }, "refused", "ok"])
+    // Three failures on its own count; then that network's pair counts it (three more), then
+    // refuses it; after the window it is known and checked at once again.
+    expect(answers).toEqual([
+      ["refused", 0],
+      ["refused", 0],
+      ["refused", 0],
+      ["refused", 0],
+      ["refused", 0],
+      ["refused", 0],
+      [{ throttled: 600 }, 0],
+      [{ throttled: 600 }, 0],
+      ["refused", 0],
+      ["ok", 0]
+    ])
   })
+
+  it("a copy of the owner's known-device cookie guessed with elsewhere never locks the owner's browser out", async () => {
+    await FastCheck.assert(
+      FastCheck.asyncProperty(
+        FastCheck.array(strangerArb, { minLength: 1, maxLength: 40, size: "max" }),
+        FastCheck.constantFrom(...STRANGERS),
+        (strangers, thief) =>
+          fresh(
+            Effect.gen(function* () {
+              const first = yield* attempt({ email: OWNER, address: HOME, correct: true }, true)
+              // The thief guesses with the owner's cookie until refused, among other strangers' guesses.
+              const stolen = { email: OWNER, address: thief, correct: false, cookie: first.cookie, waitMs: 0 }
+              const results = yield* run([...Array.from({ length: 12 }, () => stolen), ...strangers])
+              expect(results.slice(0, 12).some((r) => typeof r.answer === "object")).toBe(true)
+              // The owner's browser, with that very cookie, at home: in, within the slowdown's longest wait.
+              const owner = yield* attempt({ email: OWNER, address: HOME, correct: true, cookie: first.cookie }, true)
+              expect(owner.answer).toBe("ok")
+              expect(owner.delayMs).toBeLessThanOrEqual(LoginThrottle.MAX_DELAY_MS)
+            })
+          )
+      ),
+      { numRuns: 30 }
+    )
+  }, 60_000)
 
   it("addresses count by client: IPv4-mapped as IPv4, IPv6 by its /64", () => {
     expect(LoginThrottle.addressKey("::ffff:192.0.2.1")).toBe(LoginThrottle.addressKey("192.0.2.1"))

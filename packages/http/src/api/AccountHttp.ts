@@ -14,6 +14,9 @@ import { clientAddress } from "../protocol/RequestInfo.js"
 const badCredentials = new BadRequest({ detail: "LOGIN_BAD_CREDENTIALS" })
 
 /** The same answer whichever limit was reached and whether or not the account exists. */
+/** What a sign-out asks the browser to drop (Clear-Site-Data): everything of the origin but its cookies. */
+export const CLEAR_SITE_DATA = '"cache", "storage"'
+
 const throttled = (error: LoginThrottle.TooManyAttempts) =>
   failWithRetryAfter(
     new TooManyRequests({ detail: `Too many failed sign-in attempts; try again in ${error.retryAfterSeconds} seconds.` }),
@@ -56,7 +59,14 @@ export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           // Every session the request presents ends: a cookie and a bearer token may differ.
           yield* Effect.forEach(presentedTokens(request), sessions.revoke, { discard: true })
-          return HttpServerResponse.empty({ status: 204 }).pipe(withCookies(clearedSessionCookie(request, settings)))
+          // The browser drops what it holds of this origin besides cookies (the known-device cookie
+          // stays): its HTTP cache, and its storage — the site's recent places and watched places'
+          // names, the worker's kept pages, the client library's data. The worker is unregistered
+          // with its caches and installs again at the site's next load.
+          return HttpServerResponse.empty({ status: 204 }).pipe(
+            HttpServerResponse.setHeader("clear-site-data", CLEAR_SITE_DATA),
+            withCookies(clearedSessionCookie(request, settings))
+          )
         })
       )
   })
@@ -88,7 +98,14 @@ export const UsersLive = HttpApiBuilder.group(Api, "users", (handlers) =>
           const user = yield* CurrentUser
           const request = yield* HttpServerRequest.HttpServerRequest
           yield* Leaving.leave(user).pipe(Effect.provideService(Leaving.AccountRecords, records))
-          return HttpServerResponse.empty({ status: 204 }).pipe(withCookies(clearedSessionCookie(request, settings)))
+          // The browser drops what it holds of this origin besides cookies (the known-device cookie
+          // stays): its HTTP cache, and its storage — the site's recent places and watched places'
+          // names, the worker's kept pages, the client library's data. The worker is unregistered
+          // with its caches and installs again at the site's next load.
+          return HttpServerResponse.empty({ status: 204 }).pipe(
+            HttpServerResponse.setHeader("clear-site-data", CLEAR_SITE_DATA),
+            withCookies(clearedSessionCookie(request, settings))
+          )
         })
       )
       .handle("me", () =>

@@ -57,21 +57,37 @@ export class ResponseIndex extends Context.Tag("@climate-grade/http/ResponseInde
 
 export type { Entry }
 
-/** Its bodies, and a little for the URL, the ETag and the prebuilt headers. */
-const sizeOf = (held: Held | undefined) =>
-  held === undefined ? 0 : 512 + (held.body === undefined ? 0 : held.body.json.byteLength + (held.body.gzip?.byteLength ?? 0))
+/**
+ * What an entry holds beside its key, its ETag and its bodies: the object itself, the front
+ * door's prebuilt header lines (five forms of about 300 bytes each) and its metric series.
+ */
+export const ENTRY_OVERHEAD = 2048
+
+/**
+ * An entry's bytes: its bodies, its ETag, and its URL twice — the key, and the loggable path the
+ * front door keeps beside it (the URL with its values redacted: at most about as long). A URL is
+ * ASCII, one byte a character in V8's strings. A client chooses the URL (up to the server's
+ * header limit), so it is counted like a body.
+ */
+export const sizeOf = (held: Held | undefined, url: string) =>
+  held === undefined
+    ? 0
+    : ENTRY_OVERHEAD +
+      2 * url.length +
+      held.etag.length +
+      (held.body === undefined ? 0 : held.body.json.byteLength + (held.body.gzip?.byteLength ?? 0))
 
 export interface Options {
   /** Entries held at most. */
   readonly capacity?: number
-  /** Bytes of bodies held at most. */
+  /** Bytes held at most: bodies, URLs and the rest (`sizeOf`). */
   readonly maxBytes?: number
   /** What `remember` takes as now: an answer already past its validity is not remembered. */
   readonly clock?: () => number
 }
 
 /**
- * Bounded both in entries and in the bytes of the bodies it holds; the least recently
+ * Bounded both in entries and in the bytes it holds (`sizeOf`); the least recently
  * remembered goes first (a lookup does not reorder: hot answers are remembered again on each
  * rebuild or revalidation that reaches the app).
  */
