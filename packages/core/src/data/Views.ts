@@ -3,7 +3,7 @@
  * Everything that can change their bytes is an input here, and so goes into the freshness token.
  */
 import * as CivilDate from "../CivilDate.js"
-import { MIN_SAMPLE } from "../grading/Grader.js"
+import { type Grading, MIN_SAMPLE } from "../grading/Grader.js"
 import * as Spells from "../spells/Spells.js"
 import * as Trend from "../trend/Trend.js"
 import * as DailySeries from "../weather/DailySeries.js"
@@ -15,25 +15,11 @@ import type {
   Climatology,
   DayPayload,
   ForecastPayload,
-  Grade,
   GradePayload,
   Normal,
   SpellsPayload,
   TrendPayload
 } from "./Payloads.js"
-
-/** What the views need of the grading rules, built once per history record. */
-export interface Grading {
-  /** Grades `value` (NaN for none) for `date` against the record's sample for that date. */
-  readonly grade: (variable: Variable, date: CivilDate.EpochDay, value: number) => Grade
-  readonly climatology: (variable: Variable, date: CivilDate.EpochDay) => Climatology
-  /** The record's own values for [from, to] and their percentiles. */
-  readonly gradeRecordRange: (
-    variable: Variable,
-    from: CivilDate.EpochDay,
-    to: CivilDate.EpochDay
-  ) => { readonly values: ReadonlyArray<number | null>; readonly percentiles: ReadonlyArray<number | null> }
-}
 
 /** The value of a series on `date`, NaN outside it. */
 export const valueOn = (series: DailySeries.DailySeries, variable: Variable, date: CivilDate.EpochDay): number => {

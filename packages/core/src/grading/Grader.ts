@@ -12,7 +12,6 @@
  */
 import * as CivilDate from "../CivilDate.js"
 import type { Climatology, Grade } from "../data/Payloads.js"
-import type { Grading } from "../data/Views.js"
 import { type DailySeries, unitOf, type Variable } from "../weather/DailySeries.js"
 import { label, lowerBound, percentileFromCounts, quantileType8, round, upperBound } from "./Percentile.js"
 import { WINDOW } from "./Sample.js"
@@ -186,6 +185,19 @@ const calendarDayOf = (date: CivilDate.EpochDay): { readonly day: number; readon
   const { year } = CivilDate.toYmd(date)
   const offset = date - CivilDate.fromYmd({ year, month: 1, day: 1 })
   return { day: offset >= FEB_29 && !CivilDate.isLeapYear(year) ? offset + 1 : offset, year }
+}
+
+/** What the views need of the grading rules, built once per history record. */
+export interface Grading {
+  /** Grades `value` (NaN for none) for `date` against the record's sample for that date. */
+  readonly grade: (variable: Variable, date: CivilDate.EpochDay, value: number) => Grade
+  readonly climatology: (variable: Variable, date: CivilDate.EpochDay) => Climatology
+  /** The record's own values for [from, to] and their percentiles. */
+  readonly gradeRecordRange: (
+    variable: Variable,
+    from: CivilDate.EpochDay,
+    to: CivilDate.EpochDay
+  ) => { readonly values: ReadonlyArray<number | null>; readonly percentiles: ReadonlyArray<number | null> }
 }
 
 export interface Grader extends Grading {
