@@ -24,7 +24,7 @@ export interface CandidateInput {
   readonly today: CivilDate.EpochDay
   readonly daysAhead: number
   readonly forecast: DailySeries.DailySeries
-  /** The grading of the cell's history (`Views.Grading.grade`). */
+  /** The grading of the cell's history (`Grader.Grading.grade`). */
   readonly grade: (variable: DailySeries.Variable, date: CivilDate.EpochDay, value: number) => Grade
 }
 

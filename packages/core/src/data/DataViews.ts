@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { Cell } from "../Cell.js"
 import * as CivilDate from "../CivilDate.js"
+import type { Grading } from "../grading/Grader.js"
 import * as Lru from "../Lru.js"
 import * as Spells from "../spells/Spells.js"
 import * as Baseline from "../trend/Baseline.js"
@@ -163,7 +164,7 @@ export class DataViews extends Context.Tag("@climate-grade/core/DataViews")<
 
 export interface DataViewsOptions {
   /** The grading rules over one history record (docs/api.md "Weather data"), built once per record. */
-  readonly makeGrading: (history: DailySeries.DailySeries) => Views.Grading
+  readonly makeGrading: (history: DailySeries.DailySeries) => Grading
   /** How many cells' gradings to keep built. */
   readonly gradingCacheSize?: number
   /** And how many bytes of them at most (default 24 MB). */
@@ -179,7 +180,7 @@ export const make = (options: DataViewsOptions) =>
     // The spells' baseline thresholds are the record's too, kept beside it once computed.
     interface Graded {
       readonly end: number
-      readonly grading: Views.Grading
+      readonly grading: Grading
       readonly bytes: number
       thresholds?: Spells.Thresholds | null
     }

@@ -21,8 +21,6 @@ import type {
   TrendPayload
 } from "./Payloads.js"
 
-export type { Grading } from "../grading/Grader.js"
-
 /** The value of a series on `date`, NaN outside it. */
 export const valueOn = (series: DailySeries.DailySeries, variable: Variable, date: CivilDate.EpochDay): number => {
   const i = date - series.start
