@@ -2,8 +2,9 @@
  * Every setting of docs/configuration.md, read once at start-up with Effect `Config`. A bad value
  * fails with a `ConfigError` whose path names the variable; `main` prints it as one line.
  */
-import { CivilDate, ColdCells, LoginThrottle, MAX_ALERT_DAYS_AHEAD, Providers, UpstreamBudget } from "@climate-grade/core"
+import { CivilDate, ColdCells, LoginThrottle, Providers, UpstreamBudget } from "@climate-grade/core"
 import { Database } from "@climate-grade/postgres"
+import { OpenMeteo } from "@climate-grade/weather"
 import { hostname } from "node:os"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
@@ -220,8 +221,8 @@ const alerts: Config.Config<AlertsConfig> = Config.all({
   apiUrl: optionalHttpUrl("CHAT_API_URL"),
   daysAhead: Config.string("ALERT_DAYS_AHEAD").pipe(
     check(
-      `Expected a whole number of days from 0 to ${MAX_ALERT_DAYS_AHEAD}`,
-      (v) => /^\d{1,2}$/.test(v) && Number(v) <= MAX_ALERT_DAYS_AHEAD
+      `Expected a whole number of days from 0 to ${OpenMeteo.FORECAST_REACH}`,
+      (v) => /^\d{1,2}$/.test(v) && Number(v) <= OpenMeteo.FORECAST_REACH
     ),
     Config.map(Number),
     Config.withDefault(3)
@@ -315,7 +316,7 @@ export const appConfig: Config.Config<AppConfig> = Config.all({
     Config.map(({ dailyUnits, ...weather }) => ({
       ...weather,
       dailyUnits: Option.match(dailyUnits, {
-        onNone: () => (Option.isNone(weather.apiKey) ? UpstreamBudget.FREE_TIER_DAILY_UNITS : null),
+        onNone: () => (Option.isNone(weather.apiKey) ? OpenMeteo.FREE_TIER_DAILY_UNITS : null),
         onSome: (units) => (units.trim() === "unlimited" ? null : Number(units))
       })
     }))

@@ -52,7 +52,9 @@ const configArb = FastCheck.record({
 const NOW = Date.parse("2026-11-22T12:00:00Z")
 const HISTORY_START = CivilDate.fromYmd({ year: 1940, month: 1, day: 1 })
 const TODAY = CivilDate.todayIn(NOW, "UTC")
-const COLD_COST = UpstreamBudget.archiveCost(HISTORY_START, TODAY)
+/** The fake source's prices: a unit per 50 days asked (any price does; the budget adds up what the source says). */
+const PRICES = { archive: (start: number, end: number) => Math.max(1, (end - start + 1) / 50), forecast: 1 }
+const COLD_COST = PRICES.archive(HISTORY_START, TODAY)
 
 const series = (start: number, end: number): DailySeries.DailySeries => {
   const n = end - start + 1
@@ -67,6 +69,8 @@ const instance = (calls: { archive: number }, dailyUnits: number, shares: Upstre
         Layer.succeed(
           WeatherSource,
           WeatherSource.of({
+            cost: PRICES,
+            forecastReach: 15,
             archive: (_cell, start, end) =>
               Effect.sync(() => {
                 calls.archive++

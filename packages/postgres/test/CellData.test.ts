@@ -48,6 +48,9 @@ const makeUpstream = () => {
   const emptyCells = new Set<string>()
   const slowly = <A, E>(effect: Effect.Effect<A, E>) => Effect.zipRight(Effect.repeatN(Effect.yieldNow(), 20), effect)
   const source = WeatherSource.of({
+    // Prices and reach as a source states them (the budget is not what this file tests).
+    cost: { archive: (start, end) => Math.max(1, (end - start + 1) / 50), forecast: 1 },
+    forecastReach: 15,
     archive: (cell, start, end) =>
       slowly(
         Effect.suspend(() => {

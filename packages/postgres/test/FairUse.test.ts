@@ -1,6 +1,6 @@
 /**
  * Fair use of the upstreams, over the real stores (PGlite and PostgreSQL): the daily budget of
- * Open-Meteo cost units kept in the database, and the geocoder queue that never holds a view.
+ * the weather source's cost units kept in the database, and the geocoder queue that never holds a view.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import {
@@ -10,7 +10,6 @@ import {
   CivilDate,
   type DailySeries,
   Geocoder,
-  UpstreamBudget,
   WeatherSource
 } from "@climate-grade/core"
 import { BudgetLedgerRepo, CellStoreRepo } from "@climate-grade/postgres"
@@ -24,8 +23,10 @@ import * as TestClock from "effect/TestClock"
 const NOW = Date.parse("2026-11-22T12:00:00Z")
 const HISTORY_START = CivilDate.fromYmd({ year: 1940, month: 1, day: 1 })
 const TODAY = CivilDate.todayIn(NOW, "UTC")
-/** What a new cell's history costs at NOW: 3 variables over 1940-01-01…today. */
-const COLD_COST = UpstreamBudget.archiveCost(HISTORY_START, TODAY)
+/** The fake source's prices: a unit per 50 days asked (any price does; the budget adds up what the source says). */
+const PRICES = { archive: (start: number, end: number) => Math.max(1, (end - start + 1) / 50), forecast: 1 }
+/** What a new cell's history costs at NOW: 1940-01-01…today. */
+const COLD_COST = PRICES.archive(HISTORY_START, TODAY)
 
 const seriesFor = (start: number, end: number): DailySeries.DailySeries => {
   const n = end - start + 1
@@ -42,6 +43,8 @@ const seriesFor = (start: number, end: number): DailySeries.DailySeries => {
 const makeUpstream = (geocoderDelay: Duration.DurationInput = "0 millis") => {
   const calls = { archive: 0, forecast: 0, geocoder: 0 }
   const source = WeatherSource.of({
+    cost: PRICES,
+    forecastReach: 15,
     archive: (_cell, start, end) =>
       Effect.sync(() => {
         calls.archive++
@@ -115,7 +118,7 @@ for (const backend of backends) {
         Effect.gen(function* () {
           yield* TestClock.setTime(Date.parse("2026-12-01T08:00:00Z"))
           const upstream = makeUpstream()
-          const limit = Math.ceil(UpstreamBudget.archiveCost(HISTORY_START, TODAY + 9) * 1.5)
+          const limit = Math.ceil(PRICES.archive(HISTORY_START, TODAY + 9) * 1.5)
           const instances = yield* Effect.all(Array.from({ length: 4 }, () => cellData(upstream, limit)))
           const outcomes = yield* Effect.all(
             instances.map((data, i) => Effect.either(data.history(Cell.fromCoordinates(20 + i, 20)))),

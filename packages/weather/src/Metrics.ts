@@ -9,8 +9,5 @@ export const costUnits = Metric.counter("weather_cost_units", {
 /** Calls made to each upstream, whatever their outcome. */
 export const upstreamCalls = Metric.counter("weather_upstream_calls", { description: "Calls to the weather and geocoder upstreams" })
 
-/** Open-Meteo's price of a call; the rule lives with the budget it is counted against. */
-export const costOf = UpstreamBudget.costOf
-
 /** Cost units left of today's budget (`WEATHER_DAILY_UNITS`), set on each reservation. */
 export const budgetUnitsLeft = UpstreamBudget.unitsLeft

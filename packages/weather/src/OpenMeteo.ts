@@ -12,12 +12,24 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as DailyJson from "./DailyJson.js"
-import { costOf, costUnits, upstreamCalls } from "./Metrics.js"
+import { costUnits, upstreamCalls } from "./Metrics.js"
 import * as Upstream from "./Upstream.js"
 
 export const DAILY = ["temperature_2m_max", "temperature_2m_min", "precipitation_sum"] as const
 export const PAST_DAYS = 7
 export const FORECAST_DAYS = 16
+/** The last day a forecast holds, in days after the cell's today: today and the 15 after it. */
+export const FORECAST_REACH = FORECAST_DAYS - 1
+
+/** The daily budget without an API key: Open-Meteo's free tier, in its cost units. */
+export const FREE_TIER_DAILY_UNITS = 10_000
+
+/** Open-Meteo's price of one call: max(1, variables / 10 × days / 14) cost units. */
+export const costOf = (variables: number, days: number): number => Math.max(1, (variables / 10) * (days / 14))
+/** An archive call for `[start, end]` (every call asks for the `DAILY` variables). */
+export const archiveCost = (start: CivilDate.EpochDay, end: CivilDate.EpochDay): number => costOf(DAILY.length, end - start + 1)
+/** A forecast call: the `PAST_DAYS` and the `FORECAST_DAYS`. */
+export const FORECAST_COST = costOf(DAILY.length, PAST_DAYS + FORECAST_DAYS)
 
 export interface OpenMeteoConfig {
   readonly archiveUrl: string
@@ -162,6 +174,8 @@ export const make = (config: OpenMeteoConfig) =>
       }).pipe(Effect.withSpan(`OpenMeteo.${endpoint}`))
 
     return WeatherSource.of({
+      cost: { archive: archiveCost, forecast: FORECAST_COST },
+      forecastReach: FORECAST_REACH,
       archive: (cell, start, end) =>
         fetch(
           "archive",

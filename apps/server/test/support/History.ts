@@ -1,8 +1,9 @@
 /** A history whose upstream price does not grow with the calendar, for tests that count the day's budget. */
-import { CivilDate, UpstreamBudget } from "@climate-grade/core"
+import { CivilDate } from "@climate-grade/core"
+import { OpenMeteo } from "@climate-grade/weather"
 
 /** What one day of a new cell's history costs, as the server prices an archive call (a long one: no minimum). */
-const UNITS_PER_DAY = UpstreamBudget.archiveCost(0, 13_999) / 14_000
+const UNITS_PER_DAY = OpenMeteo.archiveCost(0, 13_999) / 14_000
 
 /**
  * The `HISTORY_START` that makes a new cell's history cost `units` (just under) today, as the

@@ -31,9 +31,6 @@ export const WATCH_LIMIT = 20
 /** Sent alerts `GET /alerts/sent` lists (the account page's "last alerts"), newest first. */
 export const RECENT_ALERTS = 20
 
-/** The furthest `ALERT_DAYS_AHEAD` may reach: the forecast holds 16 days (`forecast_days=16`), today + 15. */
-export const MAX_ALERT_DAYS_AHEAD = 15
-
 /**
  * How long a claimed message is held for one sending attempt before another instance may take it:
  * the attempt's two calls (open the DM channel, post the message), each with its timeout, and room

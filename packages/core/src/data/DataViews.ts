@@ -411,10 +411,10 @@ export const make = (options: DataViewsOptions) =>
           date <= history.end
             ? Option.none<Forecast>()
             : yield* Effect.option(data.forecast(cell))
-        // forecast_days=16: today and the 15 days after it. A forecast kept after failed
+        // As far as the weather source's forecast reaches. A forecast kept after failed
         // refetches may end sooner; those days are then climatology alone, as with none.
         const last = Math.max(
-          CivilDate.todayIn(now, history.timezone) + 15,
+          CivilDate.todayIn(now, history.timezone) + data.forecastReach,
           Option.match(forecast, { onNone: () => 0, onSome: (f) => Views.lastDay(f.series) })
         )
         if (date < history.series.start || date > last) {

@@ -32,7 +32,7 @@ export interface CellDataOptions {
   /** How many decoded cell records to keep in memory. */
   readonly cacheSize?: number
   /**
-   * Open-Meteo cost units a UTC day may spend on new cells (`UpstreamBudget`); null or absent:
+   * The weather source's cost units a UTC day may spend on new cells (`UpstreamBudget`); null or absent:
    * unlimited. The ledger is the `BudgetLedger` service when provided, else this process's own.
    */
   readonly dailyUnits?: number | null
@@ -58,6 +58,8 @@ export class CellData extends Context.Tag("@climate-grade/core/CellData")<
     readonly label: (cell: Cell) => Effect.Effect<string | null>
     /** The label held, without a lookup. */
     readonly heldLabel: (cell: Cell) => Effect.Effect<string | null>
+    /** The last day a forecast holds, in days after the cell's today (the weather source's `forecastReach`). */
+    readonly forecastReach: number
   }
 >() {}
 
@@ -80,7 +82,8 @@ export const make = (options: CellDataOptions) =>
       forecast: ForecastFlow.make({ store, source, cache, guard, budget, refetched: Option.getOrUndefined(refetched) }),
       heldForecast: (cell) => Effect.map(cache.current(cell.key), toForecast),
       label: LabelFlow.make({ store, geocoder, cache, wait: options.labelWait ?? Duration.seconds(2) }),
-      heldLabel: (cell) => Effect.map(cache.current(cell.key), (r) => r.label)
+      heldLabel: (cell) => Effect.map(cache.current(cell.key), (r) => r.label),
+      forecastReach: source.forecastReach
     })
   })
 

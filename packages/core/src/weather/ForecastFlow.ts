@@ -14,7 +14,7 @@ import type { UpstreamError } from "./Errors.js"
 import { type Forecast, fresh, toForecast } from "./Held.js"
 import type { RecordCache } from "./RecordCache.js"
 import * as SingleFlight from "./SingleFlight.js"
-import { type Budget, FORECAST_COST } from "./UpstreamBudget.js"
+import type { Budget } from "./UpstreamBudget.js"
 import type { WeatherSource } from "./WeatherSource.js"
 
 export interface Deps {
@@ -37,7 +37,7 @@ export const make = ({ store, source, cache, guard, refetched, budget }: Deps) =
         const last = toForecast(record)
         if (Option.isSome(last) && fresh(last.value.checkedAt, now)) return last.value
         // Recorded against the budget, never refused by it: a forecast serves places already held.
-        return yield* guard("forecast", budget.recorded(FORECAST_COST, source.forecast(cell))).pipe(
+        return yield* guard("forecast", budget.recorded(source.cost.forecast, source.forecast(cell))).pipe(
           Effect.flatMap((fetched) =>
             Effect.gen(function* () {
               yield* store.saveForecast(cell, { timezone: fetched.timezone, forecast: fetched.series, stamp: now })

@@ -15,7 +15,7 @@ import { NoHistory, type UpstreamError } from "./Errors.js"
 import { fresh, type History, toHistory, trimmed } from "./Held.js"
 import type { RecordCache } from "./RecordCache.js"
 import * as SingleFlight from "./SingleFlight.js"
-import { archiveCost, type Budget } from "./UpstreamBudget.js"
+import type { Budget } from "./UpstreamBudget.js"
 import type { WeatherSource } from "./WeatherSource.js"
 
 export interface Deps {
@@ -47,7 +47,7 @@ export const make = ({ store, source, cache, guard, budget, historyStart }: Deps
         // A new cell is the expensive call: refused, before it is made, when the day's budget cannot pay it.
         const fetched = yield* guard(
           "archive",
-          budget.reserved(archiveCost(historyStart, today), source.archive(cell, historyStart, today))
+          budget.reserved(source.cost.archive(historyStart, today), source.archive(cell, historyStart, today))
         )
         const history = trimmed(fetched.series)
         yield* store.saveHistory(cell, { timezone: fetched.timezone, history, checkedAt: now })
@@ -75,7 +75,7 @@ export const make = ({ store, source, cache, guard, budget, historyStart }: Deps
           return newest
         }
         // A top-up keeps a held cell current: recorded against the budget, never refused by it.
-        return yield* guard("archive", budget.recorded(archiveCost(newest.end + 1, today), source.archive(cell, newest.end + 1, today))).pipe(
+        return yield* guard("archive", budget.recorded(source.cost.archive(newest.end + 1, today), source.archive(cell, newest.end + 1, today))).pipe(
           Effect.flatMap((tail) =>
             Effect.gen(function* () {
               const merged = trimmed(DailySeries.merge(newest.series, tail.series)) ?? newest.series

@@ -1,6 +1,7 @@
 /**
- * The daily budget of Open-Meteo cost units (`WEATHER_DAILY_UNITS`; the free tier allows 10,000
- * a day), shared by every instance through a ledger in the database. One day is a UTC day.
+ * The daily budget of the weather source's cost units (`WEATHER_DAILY_UNITS`; Open-Meteo's free
+ * tier allows 10,000 a day), shared by every instance through a ledger in the database. One day is
+ * a UTC day. What a call costs is the source's to say (`WeatherSource.cost`).
  *
  * - A new cell's history (the one call that costs hundreds of units) is *reserved* before it is
  *   asked for: if it would not fit, the cell is refused (until the day rolls over) and the
@@ -15,7 +16,7 @@
  *   at most hourly per cell) are never refused and belong to no one's share, so the budget running
  *   out changes nothing for places people already have; their units are still *recorded*, so the
  *   ledger is the day's real spending and new cells see what is left.
- * - A call that fails gives its units back: Open-Meteo counts what it answers.
+ * - A call that fails gives its units back: the upstream counts what it answers.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -27,19 +28,6 @@ import type { EpochDay } from "../CivilDate.js"
 import { BudgetSpent, ShareSpent, type UpstreamError } from "./Errors.js"
 
 export const DAY_MS = 86_400_000
-
-/** The default budget without an API key: Open-Meteo's free tier. */
-export const FREE_TIER_DAILY_UNITS = 10_000
-
-/** Open-Meteo's price of one call: max(1, variables / 10 × days / 14) cost units. */
-export const costOf = (variables: number, days: number): number => Math.max(1, (variables / 10) * (days / 14))
-
-/** Every call asks for the three daily variables (tmax, tmin, precip). */
-const VARIABLES = 3
-/** An archive call for `[start, end]`. */
-export const archiveCost = (start: EpochDay, end: EpochDay): number => costOf(VARIABLES, end - start + 1)
-/** A forecast call: the 7 past and 16 coming days. */
-export const FORECAST_COST = costOf(VARIABLES, 7 + 16)
 
 /** The budget's day (days since the epoch, UTC) at `now`. */
 export const utcDay = (now: number): EpochDay => Math.floor(now / DAY_MS) as EpochDay

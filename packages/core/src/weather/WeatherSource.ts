@@ -11,14 +11,27 @@ export interface SourcedSeries {
   readonly series: DailySeries
 }
 
-/** The port to the weather upstream (Open-Meteo in production). */
+/**
+ * The port to the weather upstream (Open-Meteo in production). The adapter knows what its calls
+ * cost and how far its forecast reaches; the core asks it, and counts the costs against the daily
+ * budget (`UpstreamBudget`) in whatever units the adapter prices them.
+ */
 export class WeatherSource extends Context.Tag("@climate-grade/core/WeatherSource")<
   WeatherSource,
   {
     /** Daily history for `[start, end]` inclusive. */
     readonly archive: (cell: Cell, start: EpochDay, end: EpochDay) => Effect.Effect<SourcedSeries, UpstreamError>
-    /** The recent past (7 days) and the forecast (16 days). */
+    /** The recent past and the forecast, up to `forecastReach` days after the cell's today. */
     readonly forecast: (cell: Cell) => Effect.Effect<SourcedSeries, UpstreamError>
+    /** What each call costs, in the units of the daily budget. */
+    readonly cost: {
+      /** An `archive` call for `[start, end]`. */
+      readonly archive: (start: EpochDay, end: EpochDay) => number
+      /** A `forecast` call. */
+      readonly forecast: number
+    }
+    /** The last day a forecast holds, in days after the cell's today (today itself is 0). */
+    readonly forecastReach: number
   }
 >() {}
 

@@ -46,7 +46,8 @@ const layerFor = (world: World, upstream: boolean) => {
     label: () => (upstream ? Effect.succeed(world.label) : never),
     heldHistory: () => Effect.succeed(world.history ? Option.some(history) : Option.none()),
     heldForecast: () => Effect.succeed(world.forecast ? Option.some(forecast) : Option.none()),
-    heldLabel: () => Effect.succeed(world.label)
+    heldLabel: () => Effect.succeed(world.label),
+    forecastReach: 15
   })
   return DataViews.layer({ makeGrading: (s) => Grader.makeGrader(s) }).pipe(Layer.provide(Layer.succeed(CellData.CellData, data)))
 }

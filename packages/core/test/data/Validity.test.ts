@@ -48,7 +48,8 @@ const views = (world: World) => {
       forecast: () => (world.forecast ? Effect.succeed(forecast) : Effect.fail(noForecast)),
       heldForecast: () => Effect.succeed(world.forecast ? Option.some(forecast) : Option.none()),
       label: () => Effect.succeed(world.label),
-      heldLabel: () => Effect.succeed(world.label)
+      heldLabel: () => Effect.succeed(world.label),
+      forecastReach: 15
     })
   )
   return DataViews.layer({ makeGrading: (s) => Grader.makeGrader(s) }).pipe(Layer.provide(data))
