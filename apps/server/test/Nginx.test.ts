@@ -10,7 +10,11 @@
  * and 127.0.0.6), one alert sent once across the three, no failed GET while an instance is
  * killed with SIGKILL, and no failed request of any kind (POSTs included) across a rolling
  * restart (SIGTERM one at a time, each started again), and a place's data held by nginx's cache
- * for its s-maxage, so 10,000 requests for it reach the instances a handful of times. Counts are printed.
+ * for its s-maxage, so 10,000 requests for it reach the instances a handful of times. Then a
+ * rolling upgrade between two versions: this tree's build, and the next release made from it with
+ * one more, expand-only migration (BuiltServer.buildNext); one instance upgraded (its start runs
+ * the migration while the other serves), both answering side by side, then the other; no request
+ * through nginx fails, signed-in ones included. Counts are printed.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
@@ -33,7 +37,16 @@ const repository = resolve(BuiltServer.root, "..", "..")
 if (onPostgres && nginxBinary === undefined && process.env.CI === "true") throw new Error("nginx is not installed; .ci/run installs it")
 
 const left = BuiltServer.leftovers("cg-nginx-")
-let database: string | undefined
+const databases: Array<string> = []
+/** A new database on the test's PostgreSQL, dropped after the file; its URL. */
+const newDatabase = (purpose: string) => {
+  const name = `cg_${purpose}_${process.pid}_${Date.now()}`
+  execFileSync("psql", [admin!, "-qc", `create database ${name}`])
+  databases.push(name)
+  const url = new URL(admin!)
+  url.pathname = `/${name}`
+  return url
+}
 
 beforeAll(() => {
   if (onPostgres && nginxBinary !== undefined) BuiltServer.build()
@@ -48,7 +61,7 @@ afterAll(async () => {
     await Promise.race([exited, new Promise((done) => setTimeout(done, 5_000))])
   }
   left.cleanup()
-  if (database !== undefined) execFileSync("psql", [admin!, "-qc", `drop database if exists ${database} with (force)`])
+  for (const name of databases) execFileSync("psql", [admin!, "-qc", `drop database if exists ${name} with (force)`])
 })
 
 interface Outcome {
@@ -154,10 +167,11 @@ ${ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).joi
 }
 
 /**
- * Requests in a loop from `workers` callers until `stop()`: GETs of a held place, and (with
- * `posts`) every third request a POST /auth/logout, which answers 204 however often it is sent.
+ * Requests in a loop from `workers` callers until `stop()`: GETs of a held place (with
+ * `getHeaders`), and (with `posts`) every third request a POST /auth/logout, which answers 204
+ * however often it is sent.
  */
-const load = (origin: string, workers: number, posts: boolean, gets: ReadonlyArray<string>) => {
+const load = (origin: string, workers: number, posts: boolean, gets: ReadonlyArray<string>, getHeaders: Record<string, string> = {}) => {
   const agent = new Agent({ keepAlive: true, maxSockets: workers })
   const counts = { get: 0, post: 0, failedGet: 0, failedPost: 0 }
   const failures: Array<string> = []
@@ -168,7 +182,7 @@ const load = (origin: string, workers: number, posts: boolean, gets: ReadonlyArr
       try {
         const answer = post
           ? await send(`${origin}/api/v2/auth/logout`, { method: "POST", agent })
-          : await send(`${origin}${gets[i % gets.length]!}`, { agent })
+          : await send(`${origin}${gets[i % gets.length]!}`, { agent, headers: getHeaders })
         const ok = post ? answer.status === 204 : answer.status === 200
         if (post) counts.post++
         else counts.get++
@@ -208,10 +222,7 @@ describe.runIf(
       const geocoder = await Effect.runPromise(Scope.extend(FakeNominatim.make, scope))
       const chat = await Effect.runPromise(Scope.extend(FakeChatProvider.make(), scope))
       const bot = await Effect.runPromise(Scope.extend(FakeChatBot.make(), scope))
-      database = `cg_nginx_${process.pid}_${Date.now()}`
-      execFileSync("psql", [admin!, "-qc", `create database ${database}`])
-      const url = new URL(admin!)
-      url.pathname = `/${database}`
+      const url = newDatabase("nginx")
 
       // The watched place: record heat tomorrow, whatever its normal.
       const hot = Cell.fromCoordinates(47.5, 8.5)
@@ -395,6 +406,109 @@ describe.runIf(
       // The kill reset connections (nginx retried those GETs); the rolling restart reset none.
       const rollLog = nginx.errorLog().slice(logBeforeRoll)
       expect(rollLog).not.toMatch(/reset by peer|prematurely closed/)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }, 300_000)
+})
+
+describe.runIf(
+  Skips.unless(onPostgres, "the rolling upgrade behind nginx", "it needs DATABASE_URL (postgres://…): the instances share one PostgreSQL") &&
+    Skips.unless(nginxBinary !== undefined, "the rolling upgrade behind nginx", "no nginx (Debian's nginx)")
+)("a rolling upgrade with a migration behind nginx (deploy/nginx)", () => {
+  let next: BuiltServer.NextRelease | undefined
+  afterAll(() => next?.remove())
+
+  it("an instance of this release beside one of the next, whose start runs one more (expand-only) migration, then the other upgraded: no request through nginx fails", async () => {
+    const scope = Effect.runSync(Scope.make())
+    try {
+      const weather = await Effect.runPromise(Scope.extend(FakeOpenMeteo.make, scope))
+      const geocoder = await Effect.runPromise(Scope.extend(FakeNominatim.make, scope))
+      const chat = await Effect.runPromise(Scope.extend(FakeChatProvider.make(), scope))
+      const url = newDatabase("upgrade")
+      // The next release: this one's bundle with one more migration (test/support/NextMigration.ts).
+      next = BuiltServer.buildNext(join(BuiltServer.root, "test/support/NextMigration.ts"), "upgrade_notes")
+      const ports = await Promise.all([0, 1].map(() => BuiltServer.freePort()))
+      const env = {
+        DATABASE_URL: url.href,
+        AUTH_SECRET: "a secret shared by every instance, long enough",
+        TRUSTED_PROXY_HOPS: "1",
+        SHUTDOWN_PAUSE_MS: "1000",
+        HISTORY_START: "2015-01-01",
+        ...FakeEnv.upstreams(weather, geocoder),
+        ...FakeEnv.provider("CHAT", chat)
+      }
+      const instances: Array<BuiltServer.Running> = []
+      const logFiles: Array<string> = []
+      const startInstance = async (i: number, release: "this" | "next") => {
+        const logFile = join(left.tempDir(), "server.log")
+        logFiles[i] = logFile
+        instances[i] = left.track(
+          await BuiltServer.start(
+            { ...env, PORT: String(ports[i]), INSTANCE_ID: `${release}-${i}` },
+            { logFile, timeoutMs: 120_000, ...(release === "next" ? { main: next!.main } : {}) }
+          )
+        )
+      }
+      const stopInstance = async (i: number) => {
+        instances[i]!.child.kill("SIGTERM")
+        expect(await instances[i]!.exited).toBe(0)
+      }
+      const migrations = () =>
+        execFileSync("psql", [url.href, "-Atc", "select lpad(migration_id::text, 4, '0') || '_' || name from schema_migrations order by migration_id"]).toString().trim().split("\n")
+      await startInstance(0, "this")
+      await startInstance(1, "this")
+      const before = migrations()
+      expect(before).not.toContain(next.migration)
+      const nginx = await startNginx(ports)
+      const origin = `http://127.0.0.1:${nginx.port}`
+
+      // A signed-in user: their session is read from the users and sessions tables on every
+      // /users/me, by whichever instance nginx picks, old or new.
+      chat.profile = { id: "upgrade-user", username: "u", global_name: "U", email: "upgrade@example.org", verified: true }
+      const browser = new Browser()
+      const start = await browser.fetch(`${origin}/api/v2/oauth/chat/login/start`)
+      expect(start.status).toBe(303)
+      await browser.follow(start.headers.get("location")!, { stop: (u) => u.pathname === "/alerts" })
+      const session = browser.cookie(origin, "session")
+      expect(session).toBeDefined()
+      const place = "/api/v2/cell?lat=40.1&lon=-3.7"
+      expect((await send(`${origin}${place}`)).status).toBe(200)
+
+      // GETs of a place and of the signed-in user, and POSTs, throughout.
+      const upgradeLoad = load(origin, 8, true, [place, "/api/v2/users/me", "/api/v2/grade?lat=40.1&lon=-3.7", "/api/v2/users/me"], {
+        cookie: `session=${session}`
+      })
+      await new Promise((r) => setTimeout(r, 1_000))
+      // The second instance upgraded: stopped, started as the next release, which migrates while
+      // the first instance (this release) keeps answering.
+      await stopInstance(1)
+      await startInstance(1, "next")
+      const after = migrations()
+      expect(after).toEqual([...before, next.migration])
+      // Side by side: both answer, the old one on the expanded schema.
+      const answered = () => logFiles.map((file) => readFileSync(file, "utf8").split("/api/v2/users/me").length - 1)
+      const sideBySide = answered()
+      await new Promise((r) => setTimeout(r, 3_000))
+      const byInstance = answered().map((n, i) => n - sideBySide[i]!)
+      // Then the first: the migration is already there, so its start has nothing to run.
+      await stopInstance(0)
+      await startInstance(0, "next")
+      await new Promise((r) => setTimeout(r, 1_000))
+      const upgraded = await upgradeLoad.stop()
+      expect(migrations()).toEqual(after)
+
+      console.log(
+        `nginx: rolling upgrade with migration ${next.migration} (two instances): ${upgraded.get} GETs, ${upgraded.failedGet} failed, ` +
+          `${upgraded.post} POSTs, ${upgraded.failedPost} failed; /users/me answered side by side by this release ${byInstance[0]} times, by the next ${byInstance[1]} times`
+      )
+      expect(upgradeLoad.failures).toEqual([])
+      expect(byInstance[0]).toBeGreaterThan(0)
+      expect(byInstance[1]).toBeGreaterThan(0)
+      expect(upgraded.post).toBeGreaterThan(50)
+      // The session made before the upgrade is still good after it.
+      const me = await browser.fetch(`${origin}/api/v2/users/me`)
+      expect(((await me.json()) as { chat_id: string }).chat_id).toBe("upgrade-user")
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }

@@ -20,6 +20,30 @@ export const build = (): void => {
   execFileSync(process.execPath, ["build.mjs"], { cwd: root, stdio: "inherit" })
 }
 
+export interface NextRelease {
+  /** Its `main.js`, for `start`'s `main`. */
+  readonly main: string
+  /** The migration it adds, as recorded in `schema_migrations` (`0013_name`). */
+  readonly migration: string
+  readonly remove: () => void
+}
+
+/**
+ * The server as its next release would be: this tree's bundle with one more migration, `file`
+ * (a module whose default export is the migration), numbered after the last and named `name`.
+ * Bundled beside dist/ (at the same depth, so it finds the site and its dependencies as dist/
+ * does), in a directory of its own that `remove` deletes.
+ */
+export const buildNext = (file: string, name: string): NextRelease => {
+  const dir = mkdtempSync(join(root, ".build-next-"))
+  const printed = execFileSync(process.execPath, [join(root, "test/support/bundle-next.mjs"), dir, file, name], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"]
+  }).toString()
+  const { id } = JSON.parse(printed.trim().split("\n").at(-1)!) as { id: string }
+  return { main: join(dir, "main.js"), migration: id, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
 /** Only what a process needs from the test's environment: the search path. */
 const withPath = (env: Readonly<Record<string, string>>) => ({ PATH: process.env.PATH ?? "", ...env })
 
@@ -45,6 +69,8 @@ export interface StartOptions {
    * the server. The listening line is then looked for in the file.
    */
   readonly logFile?: string
+  /** The server's entry point; default this tree's `dist/main.js`. */
+  readonly main?: string
 }
 
 const LISTENING = /Listening on http:\/\/[^:]+:(\d+)/
@@ -133,7 +159,7 @@ export const freePort = (): Promise<number> =>
 
 /** The built server on a free port with JSON logs (overridable by `env`); resolves once it listens. */
 export const start = (env: Readonly<Record<string, string>>, options: StartOptions = {}): Promise<Running> =>
-  spawnListening([main], { PORT: "0", LOG_FORMAT: "json", ...env }, options)
+  spawnListening([options.main ?? main], { PORT: "0", LOG_FORMAT: "json", ...env }, options)
 
 export interface Exited {
   readonly code: number | null
