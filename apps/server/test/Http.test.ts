@@ -78,6 +78,8 @@ for (const backend of backends) {
             oauth_only: false,
             chat_id: null,
             chat_dm: false,
+            lang: null,
+            units: null,
             links: []
           })
           const viaBearer = yield* http(server.url("/api/v2/users/me"), { headers: { authorization: `Bearer ${token}` } })

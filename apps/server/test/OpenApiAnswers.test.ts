@@ -216,7 +216,7 @@ describe("the OpenAPI document against the real answers", () => {
             ...(client === undefined ? {} : { client })
           })
         /** The refusals every POST and DELETE gets before its handler: 403, 413, 415, and 400 for a body that is not JSON. */
-        const refusals = (path: string, method: "POST" | "DELETE") =>
+        const refusals = (path: string, method: "POST" | "DELETE" | "PATCH") =>
           Effect.all([
             call(path, { method, headers: { origin: "https://evil.example" } }),
             call(path, { method, headers: json, body: `{"pad": "${"x".repeat(70_000)}"}` }),
@@ -337,6 +337,11 @@ describe("the OpenAPI document against the real answers", () => {
         yield* call("/health")
         yield* call("/users/me")
         yield* call("/users/me", { headers: bearer(aliceToken) })
+        // How direct messages speak: the units and language kept on the account.
+        yield* call("/users/me", { method: "PATCH", headers: json, body: '{"units": "imperial"}' })
+        yield* refusals("/users/me", "PATCH")
+        yield* call("/users/me", { method: "PATCH", headers: { ...json, ...bearer(aliceToken) }, body: '{"units": "imperial", "lang": "de"}' })
+        yield* call("/users/me", { method: "PATCH", headers: { ...json, ...bearer(aliceToken) }, body: '{"units": "kelvin"}' })
         // Leaving: the export, and a deletion (of an account made for it).
         yield* call("/users/me/export")
         yield* call("/users/me/export", { headers: bearer(aliceToken) })
@@ -413,6 +418,7 @@ describe("the OpenAPI document against the real answers", () => {
           const session = bearer(aliceToken)
           yield* call("/health")
           yield* call("/users/me", { headers: session })
+          yield* call("/users/me", { method: "PATCH", headers: { ...json, ...session }, body: '{"units": "metric"}' })
           yield* call("/users/me/export", { headers: session })
           yield* call("/users/me", { method: "DELETE", headers: session })
           yield* login("alice@example.org", "a password", "10.6.0.1")

@@ -11,6 +11,18 @@ export const apiBase = new URL("api/v2/", siteBase)
 /** `{api}/path`, e.g. api("places?q=Berlin"). */
 export const api = (path: string): string => new URL(path, apiBase).href
 
+/**
+ * A sign-in start's address, carrying the page's language (`<html lang>`) and the units in use:
+ * the account keeps both, and its direct messages are written in them.
+ */
+export const signInStart = (path: string, units: string): string => {
+  const url = new URL(path, apiBase)
+  const lang = document.documentElement.lang
+  if (lang !== "") url.searchParams.set("lang", lang)
+  url.searchParams.set("units", units)
+  return url.href
+}
+
 
 /** JSON from a plain API route (places, account), with the `{detail}` and `Retry-After` of an error response. */
 export const getJson = async <A>(

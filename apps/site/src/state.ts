@@ -13,8 +13,8 @@ import { Cell as Grid } from "@climate-grade/core/rules"
 import { placeName } from "./format.js"
 import type { CalendarPayload, Cell, DayPayload, ForecastPayload, GradePayload, Units } from "./payloads.js"
 import { basePathOf } from "./returnPath.js"
-import { siteBase } from "./api.js"
-import { type RecentPlace, recentPlaces, rememberPlace, storedUnits, storeUnits } from "./storage.js"
+import { api, siteBase } from "./api.js"
+import { maybeSignedIn, type RecentPlace, recentPlaces, rememberPlace, storedUnits, storeUnits } from "./storage.js"
 import { localDate, topDay } from "./today.js"
 
 export interface PlaceData {
@@ -211,6 +211,15 @@ export const returnPath = (shownName: string | null): string => {
 export const setUnits = (next: Units) => {
   units.value = next
   storeUnits(next)
+  // Signed in, the account keeps the choice too: its direct messages are written in these units.
+  if (maybeSignedIn()) {
+    void fetch(api("users/me"), {
+      method: "PATCH",
+      credentials: "same-origin",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ units: next })
+    }).catch(() => undefined)
+  }
   // The address keeps the choice, so a shared link shows the same units.
   const merged: Address = { ...address.value, units: next }
   history.replaceState(null, "", formatAddress(merged))

@@ -25,7 +25,7 @@ import { uniqueViolation } from "./SqlErrors.js"
 
 export const USER_COLUMNS = `id, email, hashed_password as "hashedPassword", is_active as "isActive",
   is_superuser as "isSuperuser", is_verified as "isVerified", oauth_only as "oauthOnly",
-  chat_id as "chatId", chat_dm as "chatDm"`
+  chat_id as "chatId", chat_dm as "chatDm", lang as "language", units`
 
 const LINK_COLUMNS = `user_id as "userId", provider, subject, email`
 
@@ -71,7 +71,10 @@ export const makeUsers = Effect.gen(function* () {
       ),
     setChat: (id, { chatDm, chatId }) =>
       sql`update users set chat_id = ${chatId}, chat_dm = ${chatDm} where id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
-    setChatDm: (id, chatDm) => sql`update users set chat_dm = ${chatDm} where id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+    setChatDm: (id, chatDm) => sql`update users set chat_dm = ${chatDm} where id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+    setVoice: (id, voice) =>
+      sql`update users set lang = coalesce(${voice.language ?? null}, lang), units = coalesce(${voice.units ?? null}, units)
+          where id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
   })
 })
 

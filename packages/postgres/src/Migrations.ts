@@ -16,6 +16,7 @@ import geocoderClaims from "./migrations/0009_geocoder_claims.js"
 import payloadsJsonOnly from "./migrations/0010_payloads_json_only.js"
 import fairShares from "./migrations/0011_fair_shares.js"
 import spellAlerts from "./migrations/0012_spell_alerts.js"
+import userVoice from "./migrations/0013_user_voice.js"
 
 /** Every migration, in order. Imported statically so a bundled server carries them. */
 export const migrations = Migrator.fromRecord({
@@ -30,7 +31,8 @@ export const migrations = Migrator.fromRecord({
   "0009_geocoder_claims": geocoderClaims,
   "0010_payloads_json_only": payloadsJsonOnly,
   "0011_fair_shares": fairShares,
-  "0012_spell_alerts": spellAlerts
+  "0012_spell_alerts": spellAlerts,
+  "0013_user_voice": userVoice
 })
 
 /** An arbitrary constant naming "this service's migrations" among advisory locks. */

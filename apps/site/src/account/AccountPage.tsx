@@ -6,14 +6,18 @@
  * Reached from a place ("Sign in to watch this place"), it offers the way back there (ReturnLink.ts).
  */
 import { useEffect, useState } from "preact/hooks"
-import { api, getJson } from "../api.js"
+import { defaultUnits } from "../address.js"
+import { getJson, signInStart } from "../api.js"
 import { plainDetail, waitWords } from "../refusal.js"
 import { forgetStoredPages } from "../serviceWorker.js"
-import { forgetPersonal, rememberSignedIn } from "../storage.js"
+import { forgetPersonal, rememberSignedIn, storedUnits } from "../storage.js"
 import { outcomeMessage, outcomeOf } from "./outcome.js"
 import { returnOf } from "./ReturnLink.js"
 import { Watches } from "./Watches.js"
 import { YourData } from "./YourData.js"
+
+/** The units the main page shows in this browser: the one picked, else the browser's default. */
+const unitsInUse = () => storedUnits() ?? defaultUnits(navigator.languages ?? [navigator.language])
 
 export interface Provider {
   readonly name: string
@@ -102,7 +106,7 @@ export const SignIn = ({ providers, onSignedIn }: { providers: ReadonlyArray<Pro
       ) : (
         <div class="providers">
           {enabled.map((p) => (
-            <a key={p.name} class="button primary" href={api(`oauth/${p.name}/login/start`)}>
+            <a key={p.name} class="button primary" href={signInStart(`oauth/${p.name}/login/start`, unitsInUse())}>
               Sign in with {p.label}
             </a>
           ))}
@@ -190,7 +194,7 @@ export const Identities = ({ me, providers, onChange }: { me: Me; providers: Rea
                 </button>
               ) : enabled ? (
                 // biome-ignore lint/a11y/noAmbiguousAnchorText: the name is "Link {LABEL}" (the provider's label), not a bare "link"
-                <a class="button" href={api(`oauth/${name}/link/start`)}>
+                <a class="button" href={signInStart(`oauth/${name}/link/start`, unitsInUse())}>
                   Link {label}
                 </a>
               ) : null}

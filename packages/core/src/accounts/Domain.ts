@@ -1,10 +1,26 @@
 import * as Schema from "effect/Schema"
+import { LANGUAGES } from "../i18n/Languages.js"
 
 export const UserId = Schema.UUID.pipe(Schema.brand("UserId"))
 export type UserId = typeof UserId.Type
 
 export const ProviderName = Schema.Literal("chat", "idp")
 export type ProviderName = typeof ProviderName.Type
+
+/** A language the messages speak (the core's i18n). */
+export const UserLanguage = Schema.Literal(...LANGUAGES)
+
+/** The units a user picked on the site: metric (°C, mm) or imperial (°F, in). */
+export const UserUnits = Schema.Literal("metric", "imperial")
+
+/**
+ * How a user's direct messages speak: the language of the page they last signed in from, and the
+ * units they last picked on the site (null: not known, English and metric).
+ */
+export interface Voice {
+  readonly language: typeof UserLanguage.Type | null
+  readonly units: typeof UserUnits.Type | null
+}
 
 export class User extends Schema.Class<User>("User")({
   id: UserId,
@@ -15,7 +31,9 @@ export class User extends Schema.Class<User>("User")({
   isVerified: Schema.Boolean,
   oauthOnly: Schema.Boolean,
   chatId: Schema.NullOr(Schema.String),
-  chatDm: Schema.Boolean
+  chatDm: Schema.Boolean,
+  language: Schema.optionalWith(Schema.NullOr(UserLanguage), { default: () => null }),
+  units: Schema.optionalWith(Schema.NullOr(UserUnits), { default: () => null })
 }) {}
 
 /** One provider identity bound to one user. */

@@ -15,7 +15,8 @@ import type {
   OAuthLink,
   ProviderName,
   User,
-  UserId
+  UserId,
+  Voice
 } from "./Domain.js"
 
 export class Users extends Context.Tag("@climate-grade/core/Users")<
@@ -32,6 +33,8 @@ export class Users extends Context.Tag("@climate-grade/core/Users")<
     readonly create: (user: NewUser) => Effect.Effect<User, EmailTaken>
     readonly setChat: (id: UserId, chat: { readonly chatId: string | null; readonly chatDm: boolean }) => Effect.Effect<void>
     readonly setChatDm: (id: UserId, chatDm: boolean) => Effect.Effect<void>
+    /** Sets the language and units given (a member left out, or null, keeps what is stored). */
+    readonly setVoice: (id: UserId, voice: Partial<Voice>) => Effect.Effect<void>
   }
 >() {}
 

@@ -126,7 +126,8 @@ export const make = (options: EvaluatorOptions) =>
 
         // The user's switch is read in the transaction that records the alert: a muted alert is
         // dropped, not queued, and a later unmute does not replay it.
-        const recordWith = (watch: Watch, record: (delivery: Delivery) => Effect.Effect<boolean>) =>
+        // The message is written there too, in the language and units the user reads.
+        const recordWith = (watch: Watch, record: (delivery: Delivery, reader: Message.Reader) => Effect.Effect<boolean>) =>
           uow.transaction(
             Effect.gen(function* () {
               const user = yield* users.findById(watch.userId)
@@ -135,7 +136,11 @@ export const make = (options: EvaluatorOptions) =>
                 : Option.isSome(user) && deliverable(user.value)
                   ? "queued"
                   : "muted"
-              return [yield* record(delivery), delivery] as const
+              const reader: Message.Reader = Option.match(user, {
+                onNone: () => Message.DEFAULT_READER,
+                onSome: (u) => ({ language: u.language, units: u.units })
+              })
+              return [yield* record(delivery, reader), delivery] as const
             })
           )
         const linkTo = (watch: Watch, date: CivilDate.EpochDay) =>
@@ -145,15 +150,17 @@ export const make = (options: EvaluatorOptions) =>
           const made = found.length === 0 ? new Set<string>() : yield* log.madeSince(watch.id, today)
           for (const candidate of Qualifying.fresh(found, watch.kinds, made)) {
             const variable = RULES[candidate.kind].variable
-            const content = Message.content({
-              place,
-              date: candidate.date,
-              kind: candidate.kind,
-              variable,
-              grade: candidate.grade,
-              link: linkTo(watch, candidate.date)
-            })
-            const [created, delivery] = yield* recordWith(watch, (delivery) =>
+            const contentFor = (reader: Message.Reader) =>
+              Message.content({
+                place,
+                date: candidate.date,
+                kind: candidate.kind,
+                variable,
+                grade: candidate.grade,
+                link: linkTo(watch, candidate.date),
+                reader
+              })
+            const [created, delivery] = yield* recordWith(watch, (delivery, reader) =>
               log.record(
                 {
                   watchId: watch.id,
@@ -162,7 +169,7 @@ export const make = (options: EvaluatorOptions) =>
                   kind: candidate.kind,
                   variable,
                   grade: candidate.grade,
-                  content,
+                  content: contentFor(reader),
                   at: now
                 },
                 delivery
@@ -176,8 +183,10 @@ export const make = (options: EvaluatorOptions) =>
           }
           for (const candidate of spellsFound) {
             if (!watch.kinds.includes(candidate.kind) || spells === null) continue
-            const content = SpellAlerts.content({ place, candidate, since: spells.since, link: linkTo(watch, candidate.start) })
-            const [created, delivery] = yield* recordWith(watch, (delivery) =>
+            const since = spells.since
+            const contentFor = (reader: Message.Reader) =>
+              SpellAlerts.content({ place, candidate, since, link: linkTo(watch, candidate.start), reader })
+            const [created, delivery] = yield* recordWith(watch, (delivery, reader) =>
               log.recordSpell(
                 {
                   watchId: watch.id,
@@ -188,7 +197,7 @@ export const make = (options: EvaluatorOptions) =>
                   severity: candidate.spell.severity,
                   rank: candidate.spell.rank_peak,
                   of: candidate.spell.of,
-                  content,
+                  content: contentFor(reader),
                   at: now
                 },
                 delivery

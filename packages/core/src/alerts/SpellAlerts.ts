@@ -5,8 +5,11 @@
  * the one alerted is that spell (the alert log keeps the latest days seen): never a second message.
  */
 import * as CivilDate from "../CivilDate.js"
-import { isNotable, type RankedSpell, standing } from "../spells/SpellWords.js"
-import { noun, type SpellKind } from "./Kinds.js"
+import { FALLBACK, type Language } from "../i18n/Languages.js"
+import { longDate, t } from "../i18n/Messages.js"
+import { isNotable, ordinalNumber, type RankedSpell } from "../spells/SpellWords.js"
+import type { SpellKind } from "./Kinds.js"
+import type { Reader } from "./Message.js"
 
 export const KIND_OF_SPELL = { heat: "heatwave", cold: "coldspell" } as const satisfies Record<RankedSpell["kind"], SpellKind>
 
@@ -56,17 +59,37 @@ export interface SpellMessageInput {
   /** The record's first year: "since 1940". */
   readonly since: number
   readonly link: string
+  readonly reader?: Reader | undefined
 }
 
+/** A spell's rank as an ordinal in the language ("3rd", "3.", "3e", "3.ª"). */
+const rankWords = (lang: Language, n: number): string => (lang === "en" ? ordinalNumber(n) : t(lang, "rank", { n }))
+
 /**
- * E.g. `Heat wave alert for Berlin, DE: severe, from 2026-07-14. It would be the 3rd hottest heat
- * wave here since 1940 if the forecast holds. https://…/?lat=52.52&lon=13.4&date=2026-07-14`
+ * The spell's standing as a sentence: "It would be the 3rd hottest heat wave here since 1940 if the
+ * forecast holds." (English as SpellWords.standing says it on the pages.)
+ */
+export const standingSentence = (lang: Language, spell: Pick<RankedSpell, "kind" | "rank_peak" | "forecast">, since: number): string =>
+  t(lang, `standing.${spell.kind}.${spell.rank_peak <= 1 ? "first" : "nth"}${spell.forecast ? ".forecast" : ""}`, {
+    rank: rankWords(lang, spell.rank_peak),
+    year: since
+  })
+
+/**
+ * E.g. `Heat wave alert for Berlin, Germany: severe, from Tue 14 July 2026. It would be the 3rd
+ * hottest heat wave here since 1940 if the forecast holds. https://…/?lat=52.52&lon=13.4&date=2026-07-14`,
+ * in the reader's language.
  */
 export const content = (input: SpellMessageInput): string => {
+  const lang = input.reader?.language ?? FALLBACK
   const { candidate } = input
   const s = candidate.spell
-  return (
-    `${noun[candidate.kind]} alert for ${input.place}: ${s.severity}, from ${CivilDate.format(candidate.start)}. ` +
-    `It ${standing(s, input.since)}. ${input.link}`
-  )
+  return t(lang, "message.spell", {
+    alert: t(lang, `alert.${candidate.kind}`),
+    place: input.place,
+    severity: t(lang, `severity.${s.severity}`),
+    date: longDate(lang, CivilDate.format(candidate.start)),
+    standing: standingSentence(lang, s, input.since),
+    url: input.link
+  })
 }

@@ -8,7 +8,7 @@
  */
 import type { Label } from "../grading/Percentile.js"
 import type { Variable } from "../weather/DailySeries.js"
-import { convert, type Unit, type Units, unitSymbol } from "../words/Words.js"
+import { convert, longDate as englishLongDate, type Unit, type Units, unitSymbol } from "../words/Words.js"
 import type { Language } from "./Languages.js"
 
 const en = {
@@ -53,8 +53,32 @@ const en = {
   "since.record": "in the record",
   "card.footer": "Ranked against the same days of the year {since} · ERA5 via Open-Meteo",
   "card.since": "since {year}",
-  "message.alert": "{place}: {noun} {value} on {date}, {label} ({percentile}).",
-  "message.footer": "Climate grade: {url}"
+  "message.daily": "{alert} for {place} on {date}: {noun} {value}, {label} for this place and time of year ({percentile}). {url}",
+  "message.daily.record": "{alert} for {place} on {date}: {noun} {value}, {record} for this place and time of year. {url}",
+  "message.spell": "{alert} for {place}: {severity}, from {date}. {standing} {url}",
+  "alert.heat": "Heat alert",
+  "alert.cold": "Cold alert",
+  "alert.wet": "Heavy rain alert",
+  "alert.heatwave": "Heat wave alert",
+  "alert.coldspell": "Cold spell alert",
+  "message.noun.tmax": "high temperature",
+  "message.noun.tmin": "low temperature",
+  "message.noun.precip": "precipitation",
+  "message.record-high": "a record high",
+  "message.record-low": "a record low",
+  "message.record-wet": "a record wet day",
+  "severity.low": "low",
+  "severity.severe": "severe",
+  "severity.extreme": "extreme",
+  "rank": "{n}th",
+  "standing.heat.first": "It is the hottest heat wave here since {year}.",
+  "standing.heat.first.forecast": "It would be the hottest heat wave here since {year} if the forecast holds.",
+  "standing.heat.nth": "It is the {rank} hottest heat wave here since {year}.",
+  "standing.heat.nth.forecast": "It would be the {rank} hottest heat wave here since {year} if the forecast holds.",
+  "standing.cold.first": "It is the coldest cold spell here since {year}.",
+  "standing.cold.first.forecast": "It would be the coldest cold spell here since {year} if the forecast holds.",
+  "standing.cold.nth": "It is the {rank} coldest cold spell here since {year}.",
+  "standing.cold.nth.forecast": "It would be the {rank} coldest cold spell here since {year} if the forecast holds."
 }
 
 export type Key = keyof typeof en
@@ -102,8 +126,32 @@ const de: Catalog = {
   "since.record": "in der Messreihe",
   "card.footer": "Verglichen mit denselben Tagen des Jahres {since} · ERA5 über Open-Meteo",
   "card.since": "seit {year}",
-  "message.alert": "{place}: {noun} {value} am {date}, {label} ({percentile}).",
-  "message.footer": "Climate grade: {url}"
+  "message.daily": "{alert} für {place} am {date}: {noun} {value}, {label} für diesen Ort und diese Jahreszeit ({percentile}). {url}",
+  "message.daily.record": "{alert} für {place} am {date}: {noun} {value}, {record} für diesen Ort und diese Jahreszeit. {url}",
+  "message.spell": "{alert} für {place}: {severity}, ab {date}. {standing} {url}",
+  "alert.heat": "Hitzewarnung",
+  "alert.cold": "Kältewarnung",
+  "alert.wet": "Starkregenwarnung",
+  "alert.heatwave": "Hitzewellenwarnung",
+  "alert.coldspell": "Kältewellenwarnung",
+  "message.noun.tmax": "Höchsttemperatur",
+  "message.noun.tmin": "Tiefsttemperatur",
+  "message.noun.precip": "Niederschlag",
+  "message.record-high": "ein Rekordhoch",
+  "message.record-low": "ein Rekordtief",
+  "message.record-wet": "ein Rekord an Niederschlag",
+  "severity.low": "schwach",
+  "severity.severe": "stark",
+  "severity.extreme": "extrem",
+  "rank": "{n}",
+  "standing.heat.first": "Sie ist die heißeste Hitzewelle hier seit {year}.",
+  "standing.heat.first.forecast": "Sie wäre die heißeste Hitzewelle hier seit {year}, wenn die Vorhersage eintrifft.",
+  "standing.heat.nth": "Sie steht auf Platz {rank} der heißesten Hitzewellen hier seit {year}.",
+  "standing.heat.nth.forecast": "Sie stünde auf Platz {rank} der heißesten Hitzewellen hier seit {year}, wenn die Vorhersage eintrifft.",
+  "standing.cold.first": "Sie ist die kälteste Kältewelle hier seit {year}.",
+  "standing.cold.first.forecast": "Sie wäre die kälteste Kältewelle hier seit {year}, wenn die Vorhersage eintrifft.",
+  "standing.cold.nth": "Sie steht auf Platz {rank} der kältesten Kältewellen hier seit {year}.",
+  "standing.cold.nth.forecast": "Sie stünde auf Platz {rank} der kältesten Kältewellen hier seit {year}, wenn die Vorhersage eintrifft."
 }
 
 const fr: Catalog = {
@@ -148,8 +196,32 @@ const fr: Catalog = {
   "since.record": "de la série",
   "card.footer": "Comparé aux mêmes jours de l'année {since} · ERA5 via Open-Meteo",
   "card.since": "depuis {year}",
-  "message.alert": "{place} : {noun} {value} le {date}, {label} ({percentile}).",
-  "message.footer": "Climate grade : {url}"
+  "message.daily": "{alert} pour {place} le {date} : {noun} {value}, {label} pour ce lieu et cette période de l'année ({percentile}). {url}",
+  "message.daily.record": "{alert} pour {place} le {date} : {noun} {value}, {record} pour ce lieu et cette période de l'année. {url}",
+  "message.spell": "{alert} pour {place} : intensité {severity}, à partir du {date}. {standing} {url}",
+  "alert.heat": "Alerte chaleur",
+  "alert.cold": "Alerte froid",
+  "alert.wet": "Alerte fortes pluies",
+  "alert.heatwave": "Alerte canicule",
+  "alert.coldspell": "Alerte vague de froid",
+  "message.noun.tmax": "maximum",
+  "message.noun.tmin": "minimum",
+  "message.noun.precip": "cumul de pluie",
+  "message.record-high": "un record à la hausse",
+  "message.record-low": "un record à la baisse",
+  "message.record-wet": "un record de pluie",
+  "severity.low": "faible",
+  "severity.severe": "forte",
+  "severity.extreme": "extrême",
+  "rank": "{n}e",
+  "standing.heat.first": "C'est la vague de chaleur la plus chaude ici depuis {year}.",
+  "standing.heat.first.forecast": "Ce serait la vague de chaleur la plus chaude ici depuis {year} si la prévision se confirme.",
+  "standing.heat.nth": "Elle se classe au {rank} rang des vagues de chaleur les plus chaudes ici depuis {year}.",
+  "standing.heat.nth.forecast": "Elle se classerait au {rank} rang des vagues de chaleur les plus chaudes ici depuis {year} si la prévision se confirme.",
+  "standing.cold.first": "C'est la vague de froid la plus froide ici depuis {year}.",
+  "standing.cold.first.forecast": "Ce serait la vague de froid la plus froide ici depuis {year} si la prévision se confirme.",
+  "standing.cold.nth": "Elle se classe au {rank} rang des vagues de froid les plus froides ici depuis {year}.",
+  "standing.cold.nth.forecast": "Elle se classerait au {rank} rang des vagues de froid les plus froides ici depuis {year} si la prévision se confirme."
 }
 
 const es: Catalog = {
@@ -194,8 +266,32 @@ const es: Catalog = {
   "since.record": "del registro",
   "card.footer": "Comparado con los mismos días del año {since} · ERA5 vía Open-Meteo",
   "card.since": "desde {year}",
-  "message.alert": "{place}: {noun} {value} el {date}, {label} ({percentile}).",
-  "message.footer": "Climate grade: {url}"
+  "message.daily": "{alert} para {place} el {date}: {noun} {value}, {label} para este lugar y época del año ({percentile}). {url}",
+  "message.daily.record": "{alert} para {place} el {date}: {noun} {value}, {record} para este lugar y época del año. {url}",
+  "message.spell": "{alert} para {place}: {severity}, desde el {date}. {standing} {url}",
+  "alert.heat": "Aviso por calor",
+  "alert.cold": "Aviso por frío",
+  "alert.wet": "Aviso por lluvias intensas",
+  "alert.heatwave": "Aviso por ola de calor",
+  "alert.coldspell": "Aviso por ola de frío",
+  "message.noun.tmax": "temperatura máxima",
+  "message.noun.tmin": "temperatura mínima",
+  "message.noun.precip": "acumulado de lluvia",
+  "message.record-high": "un máximo récord",
+  "message.record-low": "un mínimo récord",
+  "message.record-wet": "un récord de lluvia",
+  "severity.low": "leve",
+  "severity.severe": "severa",
+  "severity.extreme": "extrema",
+  "rank": "{n}.ª",
+  "standing.heat.first": "Es la ola de calor más calurosa aquí desde {year}.",
+  "standing.heat.first.forecast": "Sería la ola de calor más calurosa aquí desde {year} si se cumple el pronóstico.",
+  "standing.heat.nth": "Es la {rank} ola de calor más calurosa aquí desde {year}.",
+  "standing.heat.nth.forecast": "Sería la {rank} ola de calor más calurosa aquí desde {year} si se cumple el pronóstico.",
+  "standing.cold.first": "Es la ola de frío más fría aquí desde {year}.",
+  "standing.cold.first.forecast": "Sería la ola de frío más fría aquí desde {year} si se cumple el pronóstico.",
+  "standing.cold.nth": "Es la {rank} ola de frío más fría aquí desde {year}.",
+  "standing.cold.nth.forecast": "Sería la {rank} ola de frío más fría aquí desde {year} si se cumple el pronóstico."
 }
 
 const pt: Catalog = {
@@ -240,8 +336,32 @@ const pt: Catalog = {
   "since.record": "do registo",
   "card.footer": "Comparado com os mesmos dias do ano {since} · ERA5 via Open-Meteo",
   "card.since": "desde {year}",
-  "message.alert": "{place}: {noun} {value} em {date}, {label} ({percentile}).",
-  "message.footer": "Climate grade: {url}"
+  "message.daily": "{alert} para {place} em {date}: {noun} {value}, {label} para este local e época do ano ({percentile}). {url}",
+  "message.daily.record": "{alert} para {place} em {date}: {noun} {value}, {record} para este local e época do ano. {url}",
+  "message.spell": "{alert} para {place}: {severity}, a partir de {date}. {standing} {url}",
+  "alert.heat": "Aviso de calor",
+  "alert.cold": "Aviso de frio",
+  "alert.wet": "Aviso de chuva forte",
+  "alert.heatwave": "Aviso de onda de calor",
+  "alert.coldspell": "Aviso de vaga de frio",
+  "message.noun.tmax": "temperatura máxima",
+  "message.noun.tmin": "temperatura mínima",
+  "message.noun.precip": "total de precipitação",
+  "message.record-high": "um máximo recorde",
+  "message.record-low": "um mínimo recorde",
+  "message.record-wet": "um recorde de chuva",
+  "severity.low": "fraca",
+  "severity.severe": "severa",
+  "severity.extreme": "extrema",
+  "rank": "{n}.ª",
+  "standing.heat.first": "É a onda de calor mais quente aqui desde {year}.",
+  "standing.heat.first.forecast": "Seria a onda de calor mais quente aqui desde {year}, se a previsão se confirmar.",
+  "standing.heat.nth": "É a {rank} onda de calor mais quente aqui desde {year}.",
+  "standing.heat.nth.forecast": "Seria a {rank} onda de calor mais quente aqui desde {year}, se a previsão se confirmar.",
+  "standing.cold.first": "É a vaga de frio mais fria aqui desde {year}.",
+  "standing.cold.first.forecast": "Seria a vaga de frio mais fria aqui desde {year}, se a previsão se confirmar.",
+  "standing.cold.nth": "É a {rank} vaga de frio mais fria aqui desde {year}.",
+  "standing.cold.nth.forecast": "Seria a {rank} vaga de frio mais fria aqui desde {year}, se a previsão se confirmar."
 }
 
 const ja: Catalog = {
@@ -286,8 +406,32 @@ const ja: Catalog = {
   "since.record": "記録期間",
   "card.footer": "{since}の同じ時期の日と比較 · ERA5（Open-Meteo経由）",
   "card.since": "{year}年以降",
-  "message.alert": "{place}：{date}の{noun}は{value}、{label}（{percentile}）。",
-  "message.footer": "Climate grade：{url}"
+  "message.daily": "{alert}：{place}、{date}の{noun}は{value}。この場所・この時季としては{label}（{percentile}）。{url}",
+  "message.daily.record": "{alert}：{place}、{date}の{noun}は{value}。この場所・この時季としては{record}。{url}",
+  "message.spell": "{alert}：{place}、{date}から（強さ：{severity}）。{standing}{url}",
+  "alert.heat": "高温のお知らせ",
+  "alert.cold": "低温のお知らせ",
+  "alert.wet": "大雨のお知らせ",
+  "alert.heatwave": "熱波のお知らせ",
+  "alert.coldspell": "寒波のお知らせ",
+  "message.noun.tmax": "最高気温",
+  "message.noun.tmin": "最低気温",
+  "message.noun.precip": "降水量",
+  "message.record-high": "記録的な高さ",
+  "message.record-low": "記録的な低さ",
+  "message.record-wet": "記録的な多さ",
+  "severity.low": "弱い",
+  "severity.severe": "強い",
+  "severity.extreme": "非常に強い",
+  "rank": "{n}",
+  "standing.heat.first": "{year}年以降、ここで最も暑い熱波です。",
+  "standing.heat.first.forecast": "予報どおりなら、{year}年以降ここで最も暑い熱波になります。",
+  "standing.heat.nth": "{year}年以降、ここで{rank}番目に暑い熱波です。",
+  "standing.heat.nth.forecast": "予報どおりなら、{year}年以降ここで{rank}番目に暑い熱波になります。",
+  "standing.cold.first": "{year}年以降、ここで最も寒い寒波です。",
+  "standing.cold.first.forecast": "予報どおりなら、{year}年以降ここで最も寒い寒波になります。",
+  "standing.cold.nth": "{year}年以降、ここで{rank}番目に寒い寒波です。",
+  "standing.cold.nth.forecast": "予報どおりなら、{year}年以降ここで{rank}番目に寒い寒波になります。"
 }
 
 const ar: Catalog = {
@@ -332,8 +476,32 @@ const ar: Catalog = {
   "since.record": "في السجل",
   "card.footer": "مقارنة بالأيام نفسها من السنة {since} · ERA5 عبر Open-Meteo",
   "card.since": "منذ {year}",
-  "message.alert": "{place}: {noun} {value} في {date}، {label} ({percentile}).",
-  "message.footer": "Climate grade: {url}"
+  "message.daily": "{alert} في {place} يوم {date}: {noun} {value}، {label} بالنسبة لهذا المكان وهذا الوقت من السنة ({percentile}). {url}",
+  "message.daily.record": "{alert} في {place} يوم {date}: {noun} {value}، {record} بالنسبة لهذا المكان وهذا الوقت من السنة. {url}",
+  "message.spell": "{alert} في {place}: {severity}، ابتداءً من {date}. {standing} {url}",
+  "alert.heat": "تنبيه حرارة مرتفعة",
+  "alert.cold": "تنبيه برودة",
+  "alert.wet": "تنبيه أمطار غزيرة",
+  "alert.heatwave": "تنبيه موجة حر",
+  "alert.coldspell": "تنبيه موجة برد",
+  "message.noun.tmax": "درجة الحرارة العظمى",
+  "message.noun.tmin": "درجة الحرارة الصغرى",
+  "message.noun.precip": "كمية الهطول",
+  "message.record-high": "أعلى مستوى قياسي",
+  "message.record-low": "أدنى مستوى قياسي",
+  "message.record-wet": "هطول قياسي",
+  "severity.low": "ضعيفة",
+  "severity.severe": "شديدة",
+  "severity.extreme": "شديدة جدًا",
+  "rank": "{n}",
+  "standing.heat.first": "إنها أشد موجة حر هنا منذ {year}.",
+  "standing.heat.first.forecast": "ستكون أشد موجة حر هنا منذ {year} إذا صدقت التوقعات.",
+  "standing.heat.nth": "إنها في المرتبة {rank} بين أشد موجات الحر هنا منذ {year}.",
+  "standing.heat.nth.forecast": "ستكون في المرتبة {rank} بين أشد موجات الحر هنا منذ {year} إذا صدقت التوقعات.",
+  "standing.cold.first": "إنها أشد موجة برد هنا منذ {year}.",
+  "standing.cold.first.forecast": "ستكون أشد موجة برد هنا منذ {year} إذا صدقت التوقعات.",
+  "standing.cold.nth": "إنها في المرتبة {rank} بين أشد موجات البرد هنا منذ {year}.",
+  "standing.cold.nth.forecast": "ستكون في المرتبة {rank} بين أشد موجات البرد هنا منذ {year} إذا صدقت التوقعات."
 }
 
 export const CATALOGS: Readonly<Record<Language, Catalog>> = { en, de, fr, es, pt, ja, ar }
@@ -398,8 +566,12 @@ export const percentileWords = (lang: Language, p: number): string => {
 }
 
 const dateFormats = new Map<Language, Intl.DateTimeFormat>()
-/** A civil date (YYYY-MM-DD) as the language writes it in full, with its weekday. */
+/**
+ * A civil date (YYYY-MM-DD) as the language writes it in full, with its weekday; English as the
+ * pages write it ("Tue 14 July 2026"), neither Intl's American nor its British order with commas.
+ */
 export const longDate = (lang: Language, date: string): string => {
+  if (lang === "en") return englishLongDate(date)
   let f = dateFormats.get(lang)
   if (f === undefined) {
     f = new Intl.DateTimeFormat(lang, {

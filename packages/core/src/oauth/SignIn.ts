@@ -5,8 +5,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { ProviderName, User } from "../accounts/Domain.js"
-import { SecureRandom } from "../accounts/Ports.js"
+import type { ProviderName, User, Voice } from "../accounts/Domain.js"
+import { SecureRandom, Users } from "../accounts/Ports.js"
 import * as AuthSecrets from "../AuthSecret.js"
 import { AuthSecret } from "../AuthSecret.js"
 import { base64Url } from "../Crypto.js"
@@ -41,6 +41,8 @@ export const start = (input: {
   readonly user: Option.Option<User>
   /** The callback URL this deployment is reached at. */
   readonly redirectUri: string
+  /** The language and units of the page the sign-in starts from: kept on the user it signs in. */
+  readonly voice?: Partial<Voice> | undefined
 }) =>
   Effect.gen(function* () {
     const config = (yield* ProviderSettings)[input.provider]
@@ -54,7 +56,8 @@ export const start = (input: {
       purpose,
       provider: input.provider,
       userId: Option.match(input.user, { onNone: () => "", onSome: (u) => u.id }),
-      binding
+      binding,
+      voice: input.voice
     })
     const params: Record<string, string> = {
       client_id: config.clientId,
@@ -103,12 +106,24 @@ export const callback = <R>(input: CallbackInput<R>) =>
     const link = yield* SignedState.verifyClaims(state, { purpose: "link", provider: input.provider, binding })
     if (Option.isSome(link)) {
       const sessionUser = yield* input.sessionUser
-      return yield* AccountResolution.linkFinish({ ...exchange(link.value), stateUserId: link.value.userId, sessionUser })
+      const outcome = yield* AccountResolution.linkFinish({ ...exchange(link.value), stateUserId: link.value.userId, sessionUser })
+      if (outcome._tag === "Linked") yield* keepVoice(link.value.userId, link.value.voice)
+      return outcome
     }
     const login = yield* SignedState.verifyClaims(state, { purpose: "login", provider: input.provider, binding })
-    if (Option.isSome(login)) return yield* AccountResolution.loginFinish(exchange(login.value))
+    if (Option.isSome(login)) {
+      const outcome = yield* AccountResolution.loginFinish(exchange(login.value))
+      if (signsIn(outcome)) yield* keepVoice(outcome.user.id, login.value.voice)
+      return outcome
+    }
     return Outcome.Error({ reason: "bad state" })
   })
+
+/** The language and units of the page a sign-in started from, kept on its user for the direct messages. */
+const keepVoice = (userId: string, voice: Voice) =>
+  voice.language === null && voice.units === null
+    ? Effect.void
+    : Effect.flatMap(Users, (users) => users.setVoice(userId as User["id"], voice))
 
 /** Whether an outcome signs the browser in (it then gets a session cookie). */
 export const signsIn = (outcome: Outcome): outcome is Extract<Outcome, { readonly session: unknown }> =>

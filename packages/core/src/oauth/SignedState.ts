@@ -1,6 +1,7 @@
 /**
  * The signed state of the authorize round trip: `<payload>.<mac>`, the
- * payload URL-safe base64 of `{u, t, p, pr}` (plus `n`, the browser binding), the mac
+ * payload URL-safe base64 of `{u, t, p, pr}` (plus `n`, the browser binding, and `l`/`un`, the
+ * language and units of the page the sign-in started from, kept on the user), the mac
  * the first 32 hex characters of HMAC-SHA256(payload, auth secret). Verification returns the user
  * id (`""` for a login) or None: callers compare with None, never test for falsiness.
  *
@@ -14,10 +15,11 @@ import * as Encoding from "effect/Encoding"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type { ProviderName } from "../accounts/Domain.js"
+import type { ProviderName, Voice } from "../accounts/Domain.js"
 import * as AuthSecrets from "../AuthSecret.js"
 import { AuthSecret } from "../AuthSecret.js"
 import { base64Url, constantTimeEqual, contentToken, hmacSha256, hmacSha256Hex, sha256 } from "../Crypto.js"
+import { isLanguage } from "../i18n/Languages.js"
 
 export type Purpose = "link" | "login"
 
@@ -38,6 +40,8 @@ export interface MintInput {
   readonly userId: string
   /** The browser-binding cookie's value. */
   readonly binding: string
+  /** The language and units of the page the sign-in started from, when known. */
+  readonly voice?: Partial<Voice> | undefined
 }
 
 export const mint = (input: MintInput) =>
@@ -50,7 +54,9 @@ export const mint = (input: MintInput) =>
         t: Math.floor(now / 1000),
         p: input.purpose,
         pr: input.provider,
-        n: bindingHash(input.binding)
+        n: bindingHash(input.binding),
+        ...(input.voice?.language == null ? {} : { l: input.voice.language }),
+        ...(input.voice?.units == null ? {} : { un: input.voice.units })
       })
     )
     return `${payload}.${mac(Redacted.value(AuthSecrets.signing(keys)), payload)}`
@@ -86,6 +92,8 @@ export interface Verified {
   readonly userId: string
   readonly bound: boolean
   readonly secret: Redacted.Redacted<string>
+  /** The language and units the start carried (each null when it carried none, or none known). */
+  readonly voice: Voice
 }
 
 /** The state's verification, returning the user id: None is rejection, `""` a login. */
@@ -108,7 +116,7 @@ export const verifyClaims = (state: string, expected: Expectation) =>
     // 3. The payload is a JSON object.
     const claims = decodePayload(payload)
     if (Option.isNone(claims)) return Option.none<Verified>()
-    const { n, p, pr, t, u } = claims.value
+    const { l, n, p, pr, t, u, un } = claims.value
     // 4. At most 600 seconds old.
     if (typeof t !== "number" || !Number.isFinite(t)) return Option.none<Verified>()
     if (Math.floor(now / 1000) - t > MAX_AGE_SECONDS) return Option.none<Verified>()
@@ -124,7 +132,12 @@ export const verifyClaims = (state: string, expected: Expectation) =>
     }
     // 7. The user id; "" for a login.
     return typeof u === "string"
-      ? Option.some<Verified>({ userId: u, bound: n !== undefined, secret: signer.value.secret })
+      ? Option.some<Verified>({
+          userId: u,
+          bound: n !== undefined,
+          secret: signer.value.secret,
+          voice: { language: isLanguage(l) ? l : null, units: un === "metric" || un === "imperial" ? un : null }
+        })
       : Option.none<Verified>()
   })
 

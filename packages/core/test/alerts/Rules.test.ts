@@ -1,6 +1,6 @@
 /** The alert rules (docs/api.md "Alerts") as properties, without IO. */
 import { describe, expect, it } from "@effect/vitest"
-import { Backoff, Cell, CivilDate, Delivery, Kinds, Message, type Payloads, Qualifying, WatchRequest } from "@climate-grade/core"
+import { Backoff, Cell, CivilDate, Delivery, Kinds, Languages, Message, type Payloads, Qualifying, WatchRequest } from "@climate-grade/core"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
 
@@ -141,9 +141,58 @@ describe("the message", () => {
         link
       })
     ).toBe(
-      "Heavy rain alert for Berlin, DE on 2026-07-14: precipitation 41.3 mm, percentile 99.5, much above normal for this place and time of year. " +
-        link
+      "Heavy rain alert for Berlin, DE on Tue 14 July 2026: precipitation 41.3 mm, much wetter than normal for this place and time of year " +
+        `(99.5th percentile). ${link}`
     )
+  })
+
+  const heat = {
+    place: "Berlin, Germany",
+    date: CivilDate.fromYmd({ year: 2026, month: 7, day: 14 }),
+    kind: "heat",
+    variable: "tmax",
+    grade: { value: 36.24, unit: "°C", percentile: 96.2, label: "much-above", n: 430 },
+    link: "L"
+  } as const
+
+  it("is written in the reader's language and units, the percentile as the pages print it", () => {
+    expect(Message.content(heat)).toBe(
+      "Heat alert for Berlin, Germany on Tue 14 July 2026: high temperature 36.2 °C, much above normal for this place and time of year (96th percentile). L"
+    )
+    expect(Message.content({ ...heat, reader: { language: null, units: "imperial" } })).toBe(
+      "Heat alert for Berlin, Germany on Tue 14 July 2026: high temperature 97.2 °F, much above normal for this place and time of year (96th percentile). L"
+    )
+    expect(Message.content({ ...heat, reader: { language: "de", units: "metric" } })).toBe(
+      "Hitzewarnung für Berlin, Germany am Di., 14. Juli 2026: Höchsttemperatur 36,2 °C, deutlich über dem Mittel für diesen Ort und diese Jahreszeit (96. Perzentil). L"
+    )
+    expect(Message.content({ ...heat, reader: { language: "fr", units: "imperial" } })).toContain("maximum 97,2 °F, très supérieur à la normale")
+    expect(Message.content({ ...heat, reader: { language: "ja", units: null } })).toContain("最高気温は36.2 °C")
+    const wet = { ...heat, kind: "wet", variable: "precip", grade: { value: 41.26, unit: "mm", percentile: 100, label: "record-high", n: 430 } } as const
+    expect(Message.content({ ...wet, reader: { language: "es", units: "imperial" } })).toBe(
+      "Aviso por lluvias intensas para Berlin, Germany el mar, 14 de julio de 2026: acumulado de lluvia 1,62 in, un récord de lluvia para este lugar y época del año. L"
+    )
+    const record = { ...heat, grade: { ...heat.grade, percentile: 100, label: "record-high" } } as const
+    expect(Message.content(record)).toBe(
+      "Heat alert for Berlin, Germany on Tue 14 July 2026: high temperature 36.2 °C, a record high for this place and time of year. L"
+    )
+  })
+
+  it("every language writes every kind without a placeholder left", () => {
+    for (const language of Languages.LANGUAGES) {
+      for (const kind of ["heat", "cold", "wet"] as const) {
+        for (const label of ["much-above", "much-below", "record-high", "record-low"] as const) {
+          const text = Message.content({
+            ...heat,
+            kind,
+            variable: Kinds.RULES[kind].variable,
+            grade: { ...heat.grade, label },
+            reader: { language, units: "imperial" }
+          })
+          expect(text).not.toMatch(/[{}]|undefined|NaN/)
+          expect(text.endsWith(" L") || text.endsWith("。L")).toBe(true)
+        }
+      }
+    }
   })
 })
 

@@ -1,6 +1,6 @@
 /** Alerts per spell (docs/api.md "Alerts"): which spells make one, and its words, without IO. */
 import { describe, expect, it } from "@effect/vitest"
-import { CivilDate, SpellAlerts, SpellWords } from "@climate-grade/core"
+import { CivilDate, Languages, SpellAlerts, SpellWords } from "@climate-grade/core"
 import * as FastCheck from "effect/FastCheck"
 
 const day = (text: string) => CivilDate.parse(text) ?? Number.NaN
@@ -67,13 +67,37 @@ describe("spells that make alerts", () => {
   it("the message names the place, the first day, the severity and the standing, and links to the place", () => {
     const [candidate] = SpellAlerts.candidates({ now: [spell({ kind: "heat" })], today, daysAhead: 3 })
     expect(SpellAlerts.content({ place: "Berlin, DE", candidate: candidate!, since: 1940, link: "https://x.example/?lat=1&lon=2&date=2026-07-14" })).toBe(
-      "Heat wave alert for Berlin, DE: severe, from 2026-07-14. It would be the 3rd hottest heat wave here since 1940 if the forecast holds. " +
+      "Heat wave alert for Berlin, DE: severe, from Tue 14 July 2026. It would be the 3rd hottest heat wave here since 1940 if the forecast holds. " +
         "https://x.example/?lat=1&lon=2&date=2026-07-14"
     )
     const cold = SpellAlerts.candidates({ now: [spell({ kind: "cold", severity: "extreme", rank_peak: 1, forecast: false })], today, daysAhead: 3 })[0]!
     expect(SpellAlerts.content({ place: "Oslo, NO", candidate: cold, since: 1950, link: "L" })).toBe(
-      "Cold spell alert for Oslo, NO: extreme, from 2026-07-14. It is the coldest cold spell here since 1950. L"
+      "Cold spell alert for Oslo, NO: extreme, from Tue 14 July 2026. It is the coldest cold spell here since 1950. L"
     )
+  })
+
+  it("the message in the reader's language; English's standing is the pages' words", () => {
+    const [candidate] = SpellAlerts.candidates({ now: [spell({ kind: "heat" })], today, daysAhead: 3 })
+    const de = { language: "de", units: null } as const
+    expect(SpellAlerts.content({ place: "Berlin, Deutschland", candidate: candidate!, since: 1940, link: "L", reader: de })).toBe(
+      "Hitzewellenwarnung für Berlin, Deutschland: stark, ab Di., 14. Juli 2026. Sie stünde auf Platz 3 der heißesten Hitzewellen " +
+        "hier seit 1940, wenn die Vorhersage eintrifft. L"
+    )
+    for (const kind of ["heat", "cold"] as const) {
+      for (const rank_peak of [1, 2, 3, 11, 22]) {
+        for (const forecast of [true, false]) {
+          const s = spell({ kind, rank_peak, forecast }) as SpellWords.RankedSpell
+          expect(SpellAlerts.standingSentence("en", s, 1940)).toBe(`It ${SpellWords.standing(s, 1940)}.`)
+          for (const language of Languages.LANGUAGES) {
+            const c = SpellAlerts.candidates({ now: [s], today, daysAhead: 3 })[0]!
+            const text = SpellAlerts.content({ place: "P", candidate: c, since: 1940, link: "L", reader: { language, units: null } })
+            expect(text).not.toMatch(/[{}]|undefined|NaN/)
+            expect(text).toContain("1940")
+            if (rank_peak > 1) expect(text).toContain(String(rank_peak))
+          }
+        }
+      }
+    }
   })
 
   it("the page's notice and ordinals", () => {

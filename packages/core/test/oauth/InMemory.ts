@@ -63,6 +63,13 @@ export const layer = (store: Store) => {
       Effect.sync(() => {
         const user = store.users.get(id)
         if (user !== undefined) store.users.set(id, new User({ ...user, chatDm }))
+      }),
+    setVoice: (id, voice) =>
+      Effect.sync(() => {
+        const user = store.users.get(id)
+        if (user !== undefined) {
+          store.users.set(id, new User({ ...user, language: voice.language ?? user.language, units: voice.units ?? user.units }))
+        }
       })
   })
   const links = OAuthAccounts.of({

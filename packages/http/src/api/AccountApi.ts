@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Languages } from "@climate-grade/core"
 import * as Schema from "effect/Schema"
 import { Authentication } from "./Authentication.js"
 import { DatabaseFaultSchema, ServiceUnavailableSchema, StateChangeRefusalsSchema, TooManyRequestsSchema } from "./Errors.js"
@@ -23,6 +24,12 @@ export const Me = Schema.Struct({
     d("Where direct messages go: the chat subject while chat is linked, else null")
   ),
   chat_dm: Schema.Boolean.annotations(d("Direct messages on or off: true after linking chat, false after unlinking; POST /chat/dm sets it")),
+  lang: Schema.NullOr(Schema.Literal(...Languages.LANGUAGES)).annotations(
+    d("The language direct messages are written in: the page's the user last signed in from (null: none known, English)")
+  ),
+  units: Schema.NullOr(Schema.Literal("metric", "imperial")).annotations(
+    d("The units direct messages are written in: the site's units switch sets them (null: none chosen, metric)")
+  ),
   links: Schema.Array(
     Schema.Struct({
       provider: Schema.String.annotations(d("chat or idp")),
@@ -30,6 +37,24 @@ export const Me = Schema.Struct({
     })
   ).annotations(d("The provider identities linked to this user, one per provider at most"))
 }).annotations({ identifier: "Me" })
+
+/**
+ * The body of `PATCH /users/me`, checked by hand so each 400 says what is wrong in words; this schema
+ * documents it (`Schema.Unknown` lets any JSON through to that check).
+ */
+export const MeUpdate = Schema.Unknown.annotations({
+  identifier: "MeUpdate",
+  description: "At least one of the two; a member left out keeps what is stored",
+  jsonSchema: {
+    type: "object",
+    minProperties: 1,
+    additionalProperties: false,
+    properties: {
+      lang: { type: "string", enum: [...Languages.LANGUAGES], description: "The language of direct messages" },
+      units: { type: "string", enum: ["metric", "imperial"], description: "The units of direct messages" }
+    }
+  }
+})
 
 export class AuthGroup extends HttpApiGroup.make("auth")
   .add(
@@ -135,6 +160,17 @@ export const AccountExport = Schema.Struct({
 
 export class UsersGroup extends HttpApiGroup.make("users")
   .add(HttpApiEndpoint.get("me", "/users/me").addSuccess(Me))
+  .add(
+    HttpApiEndpoint.patch("updateMe", "/users/me")
+      .setPayload(MeUpdate)
+      .addSuccess(Me)
+      .addError(StateChangeRefusalsSchema)
+      .annotate(
+        OpenApi.Description,
+        "Sets how the signed-in user's direct messages speak: `units` (the site's units switch sends it) and `lang` " +
+          "(a sign-in sets it to the page's language too). Answers the user as GET /users/me does."
+      )
+  )
   .add(
     HttpApiEndpoint.get("exportMe", "/users/me/export")
       .addSuccess(AccountExport)

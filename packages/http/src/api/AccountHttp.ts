@@ -1,5 +1,17 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type AuthSecret, Leaving, LoginThrottle, OAuthAccounts, PasswordLogin, type SecureRandom, Sessions } from "@climate-grade/core"
+import {
+  type AuthSecret,
+  Languages,
+  Leaving,
+  LoginThrottle,
+  OAuthAccounts,
+  PasswordLogin,
+  type SecureRandom,
+  Sessions,
+  type User,
+  Users,
+  type Voice
+} from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -75,8 +87,23 @@ export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>
 export const UsersLive = HttpApiBuilder.group(Api, "users", (handlers) =>
   Effect.gen(function* () {
     const links = yield* OAuthAccounts
+    const users = yield* Users
     const records = yield* Leaving.AccountRecords
     const settings = yield* HttpSettings
+    const me = (user: User) =>
+      Effect.map(links.listByUser(user.id), (owned) => ({
+        id: user.id,
+        email: user.email,
+        is_active: user.isActive,
+        is_superuser: user.isSuperuser,
+        is_verified: user.isVerified,
+        oauth_only: user.oauthOnly,
+        chat_id: user.chatId,
+        chat_dm: user.chatDm,
+        lang: user.language,
+        units: user.units,
+        links: owned.map((l) => ({ provider: l.provider, email: l.email }))
+      }))
     return handlers
       .handle("exportMe", () =>
         Effect.gen(function* () {
@@ -108,24 +135,36 @@ export const UsersLive = HttpApiBuilder.group(Api, "users", (handlers) =>
           )
         })
       )
-      .handle("me", () =>
-      Effect.gen(function* () {
-        const user = yield* CurrentUser
-        const owned = yield* links.listByUser(user.id)
-        return {
-          id: user.id,
-          email: user.email,
-          is_active: user.isActive,
-          is_superuser: user.isSuperuser,
-          is_verified: user.isVerified,
-          oauth_only: user.oauthOnly,
-          chat_id: user.chatId,
-          chat_dm: user.chatDm,
-          links: owned.map((l) => ({ provider: l.provider, email: l.email }))
-        }
-      })
-    )
+      .handle("me", () => Effect.flatMap(CurrentUser, me))
+      .handle("updateMe", ({ payload }) =>
+        Effect.gen(function* () {
+          const user = yield* CurrentUser
+          const voice = yield* Effect.mapError(readVoice(payload), (detail) => new BadRequest({ detail }))
+          yield* users.setVoice(user.id, voice)
+          const now = yield* users.findById(user.id)
+          // Deleted between the session check and now: as if signed out.
+          if (now._tag === "None") return yield* Unauthorized.default
+          return yield* me(now.value)
+        })
+      )
   })
 )
+
+/** `PATCH /users/me`'s body: `{lang?, units?}`, at least one, nothing else. Left: a 400's detail. */
+export const readVoice = (body: unknown): Effect.Effect<Partial<Voice>, string> => {
+  const expected = `expected {"lang": ${Languages.LANGUAGES.map((l) => `"${l}"`).join("|")}, "units": "metric"|"imperial"}, either or both`
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return Effect.fail(`The body must be a JSON object: ${expected}.`)
+  const record = body as Record<string, unknown>
+  const unknown = Object.keys(record).find((k) => k !== "lang" && k !== "units")
+  if (unknown !== undefined) return Effect.fail(`Unknown member ${JSON.stringify(unknown)}: ${expected}.`)
+  const { lang, units } = record
+  if (lang === undefined && units === undefined) return Effect.fail(`Nothing to set: ${expected}.`)
+  if (lang !== undefined && !Languages.isLanguage(lang)) return Effect.fail(`'lang' must be one of ${Languages.LANGUAGES.join(", ")}.`)
+  if (units !== undefined && units !== "metric" && units !== "imperial") return Effect.fail(`'units' must be "metric" or "imperial".`)
+  return Effect.succeed({
+    ...(lang === undefined ? {} : { language: lang }),
+    ...(units === undefined ? {} : { units: units as Voice["units"] })
+  })
+}
 
 export const layer = Layer.mergeAll(AuthLive, UsersLive)

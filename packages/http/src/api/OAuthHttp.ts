@@ -7,6 +7,7 @@ import { Cookies, HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "
 import {
   AccountResolution,
   accountRedirect as accountLocation,
+  Languages,
   type Outcome,
   type ProviderName,
   Providers,
@@ -73,7 +74,12 @@ export const make = Effect.gen(function* () {
   const start = (provider: ProviderName, user: Option.Option<User>) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const decision = yield* SignIn.start({ provider, user, redirectUri: redirectUri(request, provider) })
+      const decision = yield* SignIn.start({
+        provider,
+        user,
+        redirectUri: redirectUri(request, provider),
+        voice: startVoice(request)
+      })
       return decision._tag === "Unavailable"
         ? accountRedirect(provider, decision.outcome)
         : redirect(authorizeLocation(settings.providers[provider].authorizeUrl, decision.params)).pipe(
@@ -140,6 +146,21 @@ export const make = Effect.gen(function* () {
 
   return { linkStart, loginStart, callback, unlink, chatDm, config: providers, pages: settings.providers }
 })
+
+/**
+ * The language and units of the page a sign-in starts from: its `lang=` (the site's sign-in links
+ * add the page's), else `Accept-Language`'s best, else English, as a page would choose (the choice
+ * kept in the browser is the page's own, sent as `lang=`); `units=metric|imperial` when given.
+ * Values that name no language or units are ignored, as a page ignores them.
+ */
+export const startVoice = (request: HttpServerRequest.HttpServerRequest) => {
+  const query = new URL(request.url, "http://x").searchParams
+  const units = query.get("units")
+  return {
+    language: Languages.choose({ query: query.get("lang"), acceptLanguage: request.headers["accept-language"] }),
+    units: units === "metric" || units === "imperial" ? units : null
+  } as const
+}
 
 /** The optional body of `POST /chat/dm`: none toggles; `{"enabled": boolean}` sets. */
 const readEnabled = (request: HttpServerRequest.HttpServerRequest) =>
