@@ -187,6 +187,7 @@ for (const backend of backends) {
               "POST /api/v2/auth/logout",
               "GET /api/v2/users/me",
               "DELETE /api/v2/users/me",
+              "PATCH /api/v2/users/me",
               "GET /api/v2/users/me/export",
               "GET /api/v2/oauth/config",
               "GET /api/v2/oauth/{provider}/link/start",
