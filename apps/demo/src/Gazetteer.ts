@@ -83,6 +83,7 @@ export const install = (geocoder: FakeNominatim.FakeNominatim): void => {
       display_name: `${p.name}, ${p.country}`,
       lat: String(p.lat),
       lon: String(p.lon),
-      name: p.name
+      name: p.name,
+      address: { city: p.name, country: p.country, country_code: p.code }
     }))
 }

@@ -12,6 +12,8 @@ export interface SearchResult {
   readonly lat: string
   readonly lon: string
   readonly name?: string
+  /** Given when asked with `addressdetails=1`, as Nominatim does. */
+  readonly address?: Readonly<Record<string, string>>
 }
 
 export interface FakeNominatim {

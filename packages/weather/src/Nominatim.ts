@@ -3,12 +3,13 @@
  * User-Agent on every call, at most one call per second for the whole process (callers queue).
  * Label: the first of city, town, village, municipality, county, state, then ", " and the
  * upper-cased country code; "Unable to geocode" labels the cell with its coordinates.
- * Place search: `/search?format=jsonv2&limit=5&q=`, through the same pacer, so the
+ * Place search: `/search?format=jsonv2&addressdetails=1&limit=5&q=`, each result labelled by the
+ * same rule (the core's PlaceName.label: "Paris, FR" however it was found), through the same pacer, so the
  * process as a whole still makes at most one Nominatim call per second; the pacer gives labels the
  * first turn and searches their turns by client.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Cell, Geocoder, Places, UpstreamFailure } from "@climate-grade/core"
+import { Cell, Geocoder, PlaceName, Places, UpstreamFailure } from "@climate-grade/core"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -31,7 +32,7 @@ export interface NominatimConfig {
   readonly interval?: Duration.DurationInput
 }
 
-export const PLACE_FIELDS = ["city", "town", "village", "municipality", "county", "state"] as const
+export const PLACE_FIELDS = PlaceName.PLACE_FIELDS
 
 const Answer = Schema.Union(
   Schema.Struct({ error: Schema.String }),
@@ -45,7 +46,8 @@ const SearchResult = Schema.Struct({
   lat: Schema.Union(Schema.String, Schema.Number),
   lon: Schema.Union(Schema.String, Schema.Number),
   display_name: Schema.String,
-  name: Schema.optional(Schema.String)
+  name: Schema.optional(Schema.String),
+  address: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })
 const SearchAnswer = Schema.Array(Schema.Unknown)
 
@@ -54,20 +56,16 @@ export const placesOf = (results: ReadonlyArray<unknown>): ReadonlyArray<Places.
   results.flatMap((raw) => {
     const decoded = Schema.decodeUnknownOption(SearchResult)(raw)
     if (decoded._tag === "None") return []
-    const { display_name, lat, lon, name } = decoded.value
+    const { lat, lon } = decoded.value
     const la = Number(lat)
     const lo = Number(lon)
-    const label = display_name.trim() !== "" ? display_name.trim() : (name ?? "").trim()
+    const label = PlaceName.ofSearchResult(decoded.value)
     if (label === "" || !Number.isFinite(la) || !Number.isFinite(lo) || Math.abs(la) > 90 || Math.abs(lo) > 180) return []
     return [{ label, lat: la, lon: lo }]
   })
 
-export const labelOf = (cell: Cell.Cell, address: Readonly<Record<string, unknown>>): string => {
-  const place = PLACE_FIELDS.map((f) => address[f]).find((v): v is string => typeof v === "string" && v.trim() !== "")
-  const country = typeof address.country_code === "string" ? address.country_code.trim().toUpperCase() : ""
-  if (place === undefined) return country === "" ? Cell.coordinateLabel(cell) : `${Cell.coordinateLabel(cell)}, ${country}`
-  return country === "" ? place : `${place}, ${country}`
-}
+export const labelOf = (cell: Cell.Cell, address: Readonly<Record<string, unknown>>): string =>
+  PlaceName.ofAddress(address, Cell.coordinateLabel(cell))
 
 export const DEFAULT_SEARCH_URL = "https://nominatim.openstreetmap.org/search"
 
@@ -98,7 +96,7 @@ export const makePorts = (config: NominatimConfig) =>
         pacer.search(
           client,
           Effect.gen(function* () {
-            const body = yield* get(config.searchUrl ?? DEFAULT_SEARCH_URL, { format: "jsonv2", limit: String(limit), q: query })
+            const body = yield* get(config.searchUrl ?? DEFAULT_SEARCH_URL, { format: "jsonv2", addressdetails: "1", limit: String(limit), q: query })
             const results = yield* Schema.decodeUnknown(SearchAnswer)(body).pipe(
               Effect.mapError(() => new UpstreamFailure({ source: "geocoder", reason: "the search answer is not a list" }))
             )

@@ -379,18 +379,33 @@ describe("Nominatim place search", () => {
       const fake = yield* FakeNominatim.make
       const { placeSearch } = yield* nominatimPorts(fake, "0 millis")
       fake.searches.set("paris", [
-        { display_name: "Paris, Île-de-France, France", lat: "48.8534951", lon: "2.3483915" },
-        { display_name: "Paris, Lamar County, Texas, United States", lat: "33.6617962", lon: "-95.555513" },
+        // As Nominatim answers with addressdetails=1: labelled as a cell is, "Paris, FR".
+        {
+          display_name: "Paris, Île-de-France, France",
+          lat: "48.8534951",
+          lon: "2.3483915",
+          name: "Paris",
+          address: { city: "Paris", state: "Île-de-France", country: "France", country_code: "fr" }
+        },
+        {
+          display_name: "Paris, Lamar County, Texas, United States",
+          lat: "33.6617962",
+          lon: "-95.555513",
+          address: { town: "Paris", county: "Lamar County", country: "United States", country_code: "us" }
+        },
+        // Without an address, the display name is the only name there is.
+        { display_name: "Pariz, Somewhere", lat: "2", lon: "2" },
         { display_name: "  ", lat: "1", lon: "1" },
         { display_name: "Broken", lat: "north", lon: "1" },
         { display_name: "Out of range", lat: "91", lon: "1" }
       ])
       expect(yield* placeSearch.search("paris", 5, "192.0.2.1")).toEqual([
-        { label: "Paris, Île-de-France, France", lat: 48.8534951, lon: 2.3483915 },
-        { label: "Paris, Lamar County, Texas, United States", lat: 33.6617962, lon: -95.555513 }
+        { label: "Paris, FR", lat: 48.8534951, lon: 2.3483915 },
+        { label: "Paris, US", lat: 33.6617962, lon: -95.555513 },
+        { label: "Pariz, Somewhere", lat: 2, lon: 2 }
       ])
       expect(fake.requests[0]!.path).toBe("/search")
-      expect(fake.requests[0]!.query).toEqual({ format: "jsonv2", limit: "5", q: "paris" })
+      expect(fake.requests[0]!.query).toEqual({ format: "jsonv2", addressdetails: "1", limit: "5", q: "paris" })
       expect(fake.requests[0]!.headers["user-agent"]).toBe("climate-grade/test")
       fake.searches.set("many", Array.from({ length: 9 }, (_, i) => ({ display_name: `P${i}`, lat: "1", lon: String(i) })))
       expect(yield* placeSearch.search("many", 5, "192.0.2.1")).toHaveLength(5)

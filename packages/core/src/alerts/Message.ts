@@ -41,9 +41,9 @@ export interface MessageInput {
 const isRecord = (label: string | null) => label === "record-high" || label === "record-low"
 
 /**
- * E.g. `Heat alert for Berlin, Germany on Tue 14 July 2026: high temperature 97.2 °F, much above
+ * E.g. `Heat alert for Berlin, DE on Tue 14 July 2026: high temperature 97.2 °F, much above
  * normal for this place and time of year (99th percentile). https://…/?lat=52.52&lon=13.4&date=2026-07-14`,
- * or `Hitzewarnung für Berlin, Deutschland am Di., 14. Juli 2026: Höchsttemperatur 36,2 °C, …`.
+ * or `Hitzewarnung für Berlin, DE am Di., 14. Juli 2026: Höchsttemperatur 36,2 °C, …`.
  */
 export const content = (input: MessageInput): string => {
   const lang = input.reader?.language ?? FALLBACK

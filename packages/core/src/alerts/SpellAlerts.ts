@@ -76,7 +76,7 @@ export const standingSentence = (lang: Language, spell: Pick<RankedSpell, "kind"
   })
 
 /**
- * E.g. `Heat wave alert for Berlin, Germany: severe, from Tue 14 July 2026. It would be the 3rd
+ * E.g. `Heat wave alert for Berlin, DE: severe, from Tue 14 July 2026. It would be the 3rd
  * hottest heat wave here since 1940 if the forecast holds. https://…/?lat=52.52&lon=13.4&date=2026-07-14`,
  * in the reader's language.
  */

@@ -147,7 +147,7 @@ describe("the message", () => {
   })
 
   const heat = {
-    place: "Berlin, Germany",
+    place: "Berlin, DE",
     date: CivilDate.fromYmd({ year: 2026, month: 7, day: 14 }),
     kind: "heat",
     variable: "tmax",
@@ -157,23 +157,23 @@ describe("the message", () => {
 
   it("is written in the reader's language and units, the percentile as the pages print it", () => {
     expect(Message.content(heat)).toBe(
-      "Heat alert for Berlin, Germany on Tue 14 July 2026: high temperature 36.2 °C, much above normal for this place and time of year (96th percentile). L"
+      "Heat alert for Berlin, DE on Tue 14 July 2026: high temperature 36.2 °C, much above normal for this place and time of year (96th percentile). L"
     )
     expect(Message.content({ ...heat, reader: { language: null, units: "imperial" } })).toBe(
-      "Heat alert for Berlin, Germany on Tue 14 July 2026: high temperature 97.2 °F, much above normal for this place and time of year (96th percentile). L"
+      "Heat alert for Berlin, DE on Tue 14 July 2026: high temperature 97.2 °F, much above normal for this place and time of year (96th percentile). L"
     )
     expect(Message.content({ ...heat, reader: { language: "de", units: "metric" } })).toBe(
-      "Hitzewarnung für Berlin, Germany am Di., 14. Juli 2026: Höchsttemperatur 36,2 °C, deutlich über dem Mittel für diesen Ort und diese Jahreszeit (96. Perzentil). L"
+      "Hitzewarnung für Berlin, DE am Di., 14. Juli 2026: Höchsttemperatur 36,2 °C, deutlich über dem Mittel für diesen Ort und diese Jahreszeit (96. Perzentil). L"
     )
     expect(Message.content({ ...heat, reader: { language: "fr", units: "imperial" } })).toContain("maximum 97,2 °F, très supérieur à la normale")
     expect(Message.content({ ...heat, reader: { language: "ja", units: null } })).toContain("最高気温は36.2 °C")
     const wet = { ...heat, kind: "wet", variable: "precip", grade: { value: 41.26, unit: "mm", percentile: 100, label: "record-high", n: 430 } } as const
     expect(Message.content({ ...wet, reader: { language: "es", units: "imperial" } })).toBe(
-      "Aviso por lluvias intensas para Berlin, Germany el mar, 14 de julio de 2026: acumulado de lluvia 1,62 in, un récord de lluvia para este lugar y época del año. L"
+      "Aviso por lluvias intensas para Berlin, DE el mar, 14 de julio de 2026: acumulado de lluvia 1,62 in, un récord de lluvia para este lugar y época del año. L"
     )
     const record = { ...heat, grade: { ...heat.grade, percentile: 100, label: "record-high" } } as const
     expect(Message.content(record)).toBe(
-      "Heat alert for Berlin, Germany on Tue 14 July 2026: high temperature 36.2 °C, a record high for this place and time of year. L"
+      "Heat alert for Berlin, DE on Tue 14 July 2026: high temperature 36.2 °C, a record high for this place and time of year. L"
     )
   })
 

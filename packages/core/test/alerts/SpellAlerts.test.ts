@@ -79,8 +79,8 @@ describe("spells that make alerts", () => {
   it("the message in the reader's language; English's standing is the pages' words", () => {
     const [candidate] = SpellAlerts.candidates({ now: [spell({ kind: "heat" })], today, daysAhead: 3 })
     const de = { language: "de", units: null } as const
-    expect(SpellAlerts.content({ place: "Berlin, Deutschland", candidate: candidate!, since: 1940, link: "L", reader: de })).toBe(
-      "Hitzewellenwarnung für Berlin, Deutschland: stark, ab Di., 14. Juli 2026. Sie stünde auf Platz 3 der heißesten Hitzewellen " +
+    expect(SpellAlerts.content({ place: "Berlin, DE", candidate: candidate!, since: 1940, link: "L", reader: de })).toBe(
+      "Hitzewellenwarnung für Berlin, DE: stark, ab Di., 14. Juli 2026. Sie stünde auf Platz 3 der heißesten Hitzewellen " +
         "hier seit 1940, wenn die Vorhersage eintrifft. L"
     )
     for (const kind of ["heat", "cold"] as const) {

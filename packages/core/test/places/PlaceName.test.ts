@@ -33,3 +33,36 @@ describe("PlaceName.parse", () => {
     expect(named).toBeGreaterThan(100)
   })
 })
+
+describe("PlaceName.label: one way to write a place's name, whatever found it", () => {
+  const word = FastCheck.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim() !== "" && !s.includes(","))
+  const code = FastCheck.constantFrom("de", "fr", "US", "jp", "Br", "")
+  const field = FastCheck.constantFrom(...PlaceName.PLACE_FIELDS)
+  const country = FastCheck.constantFrom("Deutschland", "France", "United States", "日本", "Brasil")
+
+  it.prop(
+    "the map's reverse lookup and the search name the same place the same way: the place, then the upper-cased code",
+    [word, code, field, country],
+    ([place, cc, where, countryName]) => {
+      const address = { [where]: place, country: countryName, country_code: cc }
+      const fromMap = PlaceName.ofAddress(address, "1.00°N 2.00°E")
+      const fromSearch = PlaceName.ofSearchResult({ display_name: `${place}, Some Region, ${countryName}`, name: place, address })
+      expect(fromSearch).toBe(fromMap)
+      expect(fromMap).toBe(cc === "" ? place.trim() : `${place.trim()}, ${cc.toUpperCase()}`)
+      // The geocoder's country name, in whatever language it answered, is never part of it.
+      if (cc !== "") expect(fromMap.endsWith(countryName)).toBe(false)
+    }
+  )
+
+  it("examples: search and map agree; no place is the coordinates; no address keeps the display name", () => {
+    expect(PlaceName.ofSearchResult({ display_name: "Paris, Île-de-France, France métropolitaine, France", name: "Paris", address: { city: "Paris", country: "France", country_code: "fr" } })).toBe("Paris, FR")
+    expect(PlaceName.ofAddress({ city: "Paris", country: "France", country_code: "fr" }, "x")).toBe("Paris, FR")
+    expect(PlaceName.ofAddress({ city: "Berlin", country: "Deutschland", country_code: "de" }, "x")).toBe("Berlin, DE")
+    expect(PlaceName.ofAddress({ country_code: "no" }, "60.00°N 5.00°E")).toBe("60.00°N 5.00°E, NO")
+    expect(PlaceName.ofAddress({}, "60.00°N 5.00°E")).toBe("60.00°N 5.00°E")
+    expect(PlaceName.ofSearchResult({ display_name: "Lisboa, Portugal", name: "Lisboa" })).toBe("Lisboa, Portugal")
+    // A result's own name first (what was searched for), else its address's place.
+    expect(PlaceName.ofSearchResult({ display_name: "Brooklyn, New York, United States", name: "Brooklyn", address: { city: "New York", country_code: "us" } })).toBe("Brooklyn, US")
+    expect(PlaceName.ofSearchResult({ display_name: "X", address: { town: "Sintra", country_code: "pt" } })).toBe("Sintra, PT")
+  })
+})
