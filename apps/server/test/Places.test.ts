@@ -62,7 +62,7 @@ for (const backend of backends) {
           expect(Object.keys(body)).toEqual(["places"])
           const sent = searches(fake).slice(before)
           expect(sent).toHaveLength(1)
-          expect(sent[0]!.query).toEqual({ format: "jsonv2", limit: "5", q: "springfield" })
+          expect(sent[0]!.query).toEqual({ format: "jsonv2", addressdetails: "1", limit: "5", q: "springfield" })
           expect(sent[0]!.headers["user-agent"]).toBe("climate-grade/places-test")
         }))
 
