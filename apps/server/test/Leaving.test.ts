@@ -112,6 +112,9 @@ for (const backend of backends) {
           expect(held.account).toMatchObject({ id: m.id, email: m.email, oauth_only: true, chat_id: m.subject, chat_dm: true })
           expect(held.links).toEqual([{ provider: "chat", subject: m.subject, email: m.email, created_at: expect.any(String) }])
           expect(held.sessions).toHaveLength(1)
+          // Times as ISO 8601 in UTC, to the millisecond, as JavaScript writes them.
+          for (const at of [held.account.created_at, held.links[0].created_at, held.sessions[0].created_at, held.sessions[0].expires_at])
+            expect(new Date(at).toISOString()).toBe(at)
           expect(held.watches).toEqual([
             expect.objectContaining({ id: m.watchId, kinds: ["heat", "wet"], lat: expect.any(Number), lon: expect.any(Number) })
           ])

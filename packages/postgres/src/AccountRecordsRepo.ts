@@ -5,146 +5,67 @@
  * (`on delete cascade`) — and writes the one record that stays.
  */
 import { SqlClient } from "@effect/sql"
-import { Leaving, type ProviderName } from "@climate-grade/core"
+import { Leaving, UpstreamBudget, type UserId } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Record from "effect/Record"
+import * as Schema from "effect/Schema"
 
-/** A timestamp column as epoch milliseconds, the same number from both drivers. */
-const ms = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`
-const iso = (value: unknown): string => new Date(Number(value)).toISOString()
-const isoOrNull = (value: unknown): string | null => (value === null ? null : iso(value))
-const DAY_MS = 86_400_000
+/** A timestamp column as the export writes it (ISO 8601, UTC, milliseconds), in the same text from both drivers. */
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
-type Row = Record<string, unknown>
+/**
+ * Each part of the export but the account, as one query over the table(s) holding it, with the
+ * export's own names: its rows are decoded by the core's `Leaving.AccountExport` as they come.
+ * `$1` is the user's id, but for the weather units, kept under the user's key in the ledger.
+ */
+const PARTS: { readonly [K in Exclude<keyof Leaving.AccountExport, "account">]: string } = {
+  links: `select provider, subject, email, ${iso("created_at")} as created_at from oauth_accounts where user_id = $1
+    order by provider`,
+  sessions: `select ${iso("created_at")} as created_at, ${iso("expires_at")} as expires_at from sessions where user_id = $1
+    order by sessions.created_at, sessions.expires_at`,
+  watches: `select id, cell_key as cell, lat, lon, kinds, ${iso("created_at")} as created_at, ${iso("updated_at")} as updated_at
+    from alert_watches where user_id = $1 order by alert_watches.created_at, id`,
+  alerts: `select id, watch_id, date::text as date, kind, variable, value, unit, percentile, label, n, content, delivery,
+      ${iso("created_at")} as created_at
+    from alerts where user_id = $1 order by alerts.created_at, id`,
+  spell_alerts: `select id, watch_id, kind, start_date::text as start_date, end_date::text as end_date, severity, rank, "of",
+      content, delivery, ${iso("created_at")} as created_at, ${iso("updated_at")} as updated_at
+    from spell_alerts where user_id = $1 order by spell_alerts.created_at, id`,
+  messages: `select alert_id, content, status, attempts, ${iso("created")} as created_at, ${iso("sent")} as sent_at from (
+      select alert_id, content, status, attempts, created_at as created, sent_at as sent from alert_outbox where user_id = $1
+      union all
+      select alert_id, content, status, attempts, created_at, sent_at from spell_alert_outbox where user_id = $1
+    ) m order by created, alert_id`,
+  weather_units: `select (date '1970-01-01' + day)::text as date, spent as units from weather_budget_shares
+    where spender = $1 order by day`,
+  audit: `select activity, ${iso("created_at")} as created_at, data::text as data from audit_log
+    where data->>'user_id' = $1 order by id`
+}
+
+type Row = { readonly [column: string]: unknown }
+
+const decodeExport = Schema.decodeUnknown(Leaving.AccountExport)
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const rows = (text: string, params: ReadonlyArray<unknown>) => sql.unsafe<Row>(text, params as Array<unknown>)
 
-  const exportOf = (userId: string) =>
+  const exportOf = (userId: UserId) =>
     Effect.gen(function* () {
-      const [user] = yield* rows(
-        `select id, email, is_active, is_superuser, is_verified, oauth_only, chat_id, chat_dm, ${ms("created_at")} as created_at
+      const [account] = yield* sql.unsafe(
+        `select id, email, is_active, is_superuser, is_verified, oauth_only, chat_id, chat_dm, ${iso("created_at")} as created_at
          from users where id = $1`,
         [userId]
       )
-      if (user === undefined) return undefined
-      const links = yield* rows(
-        `select provider, subject, email, ${ms("created_at")} as created_at from oauth_accounts where user_id = $1 order by provider`,
-        [userId]
+      if (account === undefined) return undefined
+      const parts = yield* Effect.all(
+        Record.map(PARTS, (text, part) =>
+          sql.unsafe<Row>(text, [part === "weather_units" ? UpstreamBudget.userKey(userId) : userId])
+        )
       )
-      const sessions = yield* rows(
-        `select ${ms("created_at")} as created_at, ${ms("expires_at")} as expires_at from sessions where user_id = $1
-         order by created_at, expires_at`,
-        [userId]
-      )
-      const watches = yield* rows(
-        `select id, cell_key, lat, lon, kinds, ${ms("created_at")} as created_at, ${ms("updated_at")} as updated_at
-         from alert_watches where user_id = $1 order by created_at, id`,
-        [userId]
-      )
-      const alerts = yield* rows(
-        `select id, watch_id, date::text as date, kind, variable, value, unit, percentile, label, n, content, delivery,
-                ${ms("created_at")} as created_at
-         from alerts where user_id = $1 order by created_at, id`,
-        [userId]
-      )
-      const spells = yield* rows(
-        `select id, watch_id, kind, start_date::text as start_date, end_date::text as end_date, severity, rank, "of",
-                content, delivery, ${ms("created_at")} as created_at, ${ms("updated_at")} as updated_at
-         from spell_alerts where user_id = $1 order by created_at, id`,
-        [userId]
-      )
-      const messages = yield* rows(
-        `select alert_id, content, status, attempts, created, sent from (
-           select alert_id, content, status, attempts, ${ms("created_at")} as created, ${ms("sent_at")} as sent
-           from alert_outbox where user_id = $1
-           union all
-           select alert_id, content, status, attempts, ${ms("created_at")} as created, ${ms("sent_at")} as sent
-           from spell_alert_outbox where user_id = $1
-         ) m order by created, alert_id`,
-        [userId]
-      )
-      const units = yield* rows(`select day, spent from weather_budget_shares where spender = $1 order by day`, [
-        `user:${userId}`
-      ])
-      const audit = yield* rows(
-        `select activity, ${ms("created_at")} as created_at, data::text as data from audit_log
-         where data->>'user_id' = $1 order by id`,
-        [userId]
-      )
-      const result: Leaving.AccountExport = {
-        account: {
-          id: String(user.id),
-          email: String(user.email),
-          is_active: Boolean(user.is_active),
-          is_superuser: Boolean(user.is_superuser),
-          is_verified: Boolean(user.is_verified),
-          oauth_only: Boolean(user.oauth_only),
-          chat_id: user.chat_id === null ? null : String(user.chat_id),
-          chat_dm: Boolean(user.chat_dm),
-          created_at: iso(user.created_at)
-        },
-        links: links.map((l) => ({
-          provider: l.provider as ProviderName,
-          subject: String(l.subject),
-          email: l.email === null ? null : String(l.email),
-          created_at: iso(l.created_at)
-        })),
-        sessions: sessions.map((s) => ({ created_at: iso(s.created_at), expires_at: iso(s.expires_at) })),
-        watches: watches.map((w) => ({
-          id: String(w.id),
-          cell: String(w.cell_key),
-          lat: Number(w.lat),
-          lon: Number(w.lon),
-          kinds: (w.kinds as ReadonlyArray<unknown>).map(String),
-          created_at: iso(w.created_at),
-          updated_at: iso(w.updated_at)
-        })),
-        alerts: alerts.map((a) => ({
-          id: String(a.id),
-          watch_id: String(a.watch_id),
-          date: String(a.date),
-          kind: String(a.kind),
-          variable: String(a.variable),
-          value: a.value === null ? null : Number(a.value),
-          unit: String(a.unit),
-          percentile: a.percentile === null ? null : Number(a.percentile),
-          label: a.label === null ? null : String(a.label),
-          n: Number(a.n),
-          content: String(a.content),
-          delivery: String(a.delivery),
-          created_at: iso(a.created_at)
-        })),
-        spell_alerts: spells.map((a) => ({
-          id: String(a.id),
-          watch_id: String(a.watch_id),
-          kind: String(a.kind),
-          start_date: String(a.start_date),
-          end_date: String(a.end_date),
-          severity: String(a.severity),
-          rank: Number(a.rank),
-          of: Number(a.of),
-          content: String(a.content),
-          delivery: String(a.delivery),
-          created_at: iso(a.created_at),
-          updated_at: iso(a.updated_at)
-        })),
-        messages: messages.map((m) => ({
-          alert_id: String(m.alert_id),
-          content: String(m.content),
-          status: String(m.status),
-          attempts: Number(m.attempts),
-          created_at: iso(m.created),
-          sent_at: isoOrNull(m.sent)
-        })),
-        weather_units: units.map((u) => ({
-          date: new Date(Number(u.day) * DAY_MS).toISOString().slice(0, 10),
-          units: Number(u.spent)
-        })),
-        audit: audit.map((r) => ({ activity: String(r.activity), created_at: iso(r.created_at), data: JSON.parse(String(r.data)) }))
-      }
-      return result
+      // The audit's data comes as text, the same from both drivers, and is given as the JSON it holds.
+      const audit = parts.audit.map((r) => ({ ...r, data: JSON.parse(String(r.data)) }))
+      return yield* decodeExport({ account, ...parts, audit })
     })
 
   const erase = (erasure: Leaving.Erasure) =>

@@ -12,87 +12,101 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { userKey } from "../weather/UpstreamBudget.js"
-import type { ProviderName, User, UserId } from "./Domain.js"
+import { ProviderName, type User, type UserId } from "./Domain.js"
 import { accountKey } from "./LoginThrottle.js"
 
 /** The audit activity recorded when an account is deleted. */
 export const DELETED_ACTIVITY = "account.delete"
 
-/** Everything held about one user, as the export gives it: no password hash, no token hash, no secret. */
-export interface AccountExport {
-  readonly account: {
-    readonly id: string
-    readonly email: string
-    readonly is_active: boolean
-    readonly is_superuser: boolean
-    readonly is_verified: boolean
-    readonly oauth_only: boolean
-    readonly chat_id: string | null
-    readonly chat_dm: boolean
-    readonly created_at: string
-  }
-  readonly links: ReadonlyArray<{
-    readonly provider: ProviderName
-    readonly subject: string
-    readonly email: string | null
-    readonly created_at: string
-  }>
-  /** Sessions by when they began and end; the token exists only in the browser that holds it. */
-  readonly sessions: ReadonlyArray<{ readonly created_at: string; readonly expires_at: string }>
-  readonly watches: ReadonlyArray<{
-    readonly id: string
-    readonly cell: string
-    readonly lat: number
-    readonly lon: number
-    readonly kinds: ReadonlyArray<string>
-    readonly created_at: string
-    readonly updated_at: string
-  }>
-  readonly alerts: ReadonlyArray<{
-    readonly id: string
-    readonly watch_id: string
-    readonly date: string
-    readonly kind: string
-    readonly variable: string
-    readonly value: number | null
-    readonly unit: string
-    readonly percentile: number | null
-    readonly label: string | null
-    readonly n: number
-    readonly content: string
-    readonly delivery: string
-    readonly created_at: string
-  }>
-  /** Alerts of heat waves and cold spells, one per watch and spell. */
-  readonly spell_alerts: ReadonlyArray<{
-    readonly id: string
-    readonly watch_id: string
-    readonly kind: string
-    readonly start_date: string
-    readonly end_date: string
-    readonly severity: string
-    readonly rank: number
-    readonly of: number
-    readonly content: string
-    readonly delivery: string
-    readonly created_at: string
-    readonly updated_at: string
-  }>
-  /** The direct messages of both kinds of alert, sent or waiting. */
-  readonly messages: ReadonlyArray<{
-    readonly alert_id: string
-    readonly content: string
-    readonly status: string
-    readonly attempts: number
-    readonly created_at: string
-    readonly sent_at: string | null
-  }>
-  /** Open-Meteo cost units reserved for new places under this user, per UTC day. */
-  readonly weather_units: ReadonlyArray<{ readonly date: string; readonly units: number }>
-  /** The audit log's records about this account. */
-  readonly audit: ReadonlyArray<{ readonly activity: string; readonly created_at: string; readonly data: unknown }>
-}
+const d = (description: string) => ({ description })
+const When = Schema.String.annotations(d("ISO 8601, UTC"))
+
+/**
+ * Everything held about one user, as the export gives it: no password hash, no token hash, no
+ * secret. The one shape of the export: the API declares it and the adapter decodes its rows by it.
+ */
+export const AccountExport = Schema.Struct({
+  account: Schema.Struct({
+    id: Schema.String,
+    email: Schema.String,
+    is_active: Schema.Boolean,
+    is_superuser: Schema.Boolean,
+    is_verified: Schema.Boolean,
+    oauth_only: Schema.Boolean,
+    chat_id: Schema.NullOr(Schema.String),
+    chat_dm: Schema.Boolean,
+    created_at: When
+  }).annotations(d("The account, without its password hash")),
+  links: Schema.Array(
+    Schema.Struct({ provider: ProviderName, subject: Schema.String, email: Schema.NullOr(Schema.String), created_at: When })
+  ).annotations(d("Linked provider identities: the provider's id for the user (subject) and its address at link time")),
+  sessions: Schema.Array(Schema.Struct({ created_at: When, expires_at: When })).annotations(
+    d("Sessions by when they began and end; a token is never stored, only its hash, which is not given")
+  ),
+  watches: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      cell: Schema.String,
+      lat: Schema.Number,
+      lon: Schema.Number,
+      kinds: Schema.Array(Schema.String),
+      created_at: When,
+      updated_at: When
+    })
+  ),
+  alerts: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      watch_id: Schema.String,
+      date: Schema.String,
+      kind: Schema.String,
+      variable: Schema.String,
+      value: Schema.NullOr(Schema.Number),
+      unit: Schema.String,
+      percentile: Schema.NullOr(Schema.Number),
+      label: Schema.NullOr(Schema.String),
+      n: Schema.Number,
+      content: Schema.String,
+      delivery: Schema.String,
+      created_at: When
+    })
+  ),
+  spell_alerts: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      watch_id: Schema.String,
+      kind: Schema.String,
+      start_date: Schema.String,
+      end_date: Schema.String,
+      severity: Schema.String,
+      rank: Schema.Number,
+      of: Schema.Number,
+      content: Schema.String,
+      delivery: Schema.String,
+      created_at: When,
+      updated_at: When
+    })
+  ).annotations(d("Alerts of heat waves and cold spells, one per watch and spell")),
+  messages: Schema.Array(
+    Schema.Struct({
+      alert_id: Schema.String,
+      content: Schema.String,
+      status: Schema.String,
+      attempts: Schema.Number,
+      created_at: When,
+      sent_at: Schema.NullOr(When)
+    })
+  ).annotations(d("Direct messages of both kinds of alert, sent or waiting")),
+  weather_units: Schema.Array(Schema.Struct({ date: Schema.String, units: Schema.Number })).annotations(
+    d("Weather cost units reserved for new places under this account, per UTC day")
+  ),
+  audit: Schema.Array(Schema.Struct({ activity: Schema.String, created_at: When, data: Schema.Unknown })).annotations(
+    d("The audit log's records about this account")
+  )
+}).annotations({ identifier: "AccountExport" })
+export type AccountExport = typeof AccountExport.Type
 
 /** What deleting one account erases, beyond its row and everything that refers to it. */
 export interface Erasure {

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Languages } from "@climate-grade/core"
 import * as Schema from "effect/Schema"
+import { Leaving } from "@climate-grade/core"
 import { Authentication } from "./Authentication.js"
 import { DatabaseFaultSchema, ServiceUnavailableSchema, StateChangeRefusalsSchema, TooManyRequestsSchema } from "./Errors.js"
 
@@ -76,88 +77,6 @@ export class AuthGroup extends HttpApiGroup.make("auth")
   .addError(ServiceUnavailableSchema)
   .addError(DatabaseFaultSchema) {}
 
-const When = Schema.String.annotations(d("ISO 8601, UTC"))
-
-export const AccountExport = Schema.Struct({
-  account: Schema.Struct({
-    id: Schema.String,
-    email: Schema.String,
-    is_active: Schema.Boolean,
-    is_superuser: Schema.Boolean,
-    is_verified: Schema.Boolean,
-    oauth_only: Schema.Boolean,
-    chat_id: Schema.NullOr(Schema.String),
-    chat_dm: Schema.Boolean,
-    created_at: When
-  }).annotations(d("The account, without its password hash")),
-  links: Schema.Array(
-    Schema.Struct({ provider: Schema.String, subject: Schema.String, email: Schema.NullOr(Schema.String), created_at: When })
-  ).annotations(d("Linked provider identities: the provider's id for the user (subject) and its address at link time")),
-  sessions: Schema.Array(Schema.Struct({ created_at: When, expires_at: When })).annotations(
-    d("Sessions by when they began and end; a token is never stored, only its hash, which is not given")
-  ),
-  watches: Schema.Array(
-    Schema.Struct({
-      id: Schema.String,
-      cell: Schema.String,
-      lat: Schema.Number,
-      lon: Schema.Number,
-      kinds: Schema.Array(Schema.String),
-      created_at: When,
-      updated_at: When
-    })
-  ),
-  alerts: Schema.Array(
-    Schema.Struct({
-      id: Schema.String,
-      watch_id: Schema.String,
-      date: Schema.String,
-      kind: Schema.String,
-      variable: Schema.String,
-      value: Schema.NullOr(Schema.Number),
-      unit: Schema.String,
-      percentile: Schema.NullOr(Schema.Number),
-      label: Schema.NullOr(Schema.String),
-      n: Schema.Number,
-      content: Schema.String,
-      delivery: Schema.String,
-      created_at: When
-    })
-  ),
-  spell_alerts: Schema.Array(
-    Schema.Struct({
-      id: Schema.String,
-      watch_id: Schema.String,
-      kind: Schema.String,
-      start_date: Schema.String,
-      end_date: Schema.String,
-      severity: Schema.String,
-      rank: Schema.Number,
-      of: Schema.Number,
-      content: Schema.String,
-      delivery: Schema.String,
-      created_at: When,
-      updated_at: When
-    })
-  ).annotations(d("Alerts of heat waves and cold spells")),
-  messages: Schema.Array(
-    Schema.Struct({
-      alert_id: Schema.String,
-      content: Schema.String,
-      status: Schema.String,
-      attempts: Schema.Number,
-      created_at: When,
-      sent_at: Schema.NullOr(When)
-    })
-  ).annotations(d("Direct messages of both kinds of alert, sent or waiting")),
-  weather_units: Schema.Array(Schema.Struct({ date: Schema.String, units: Schema.Number })).annotations(
-    d("Weather cost units reserved for new places under this account, per UTC day")
-  ),
-  audit: Schema.Array(Schema.Struct({ activity: Schema.String, created_at: When, data: Schema.Unknown })).annotations(
-    d("The audit log's records about this account")
-  )
-}).annotations({ identifier: "AccountExport" })
-
 export class UsersGroup extends HttpApiGroup.make("users")
   .add(HttpApiEndpoint.get("me", "/users/me").addSuccess(Me))
   .add(
@@ -173,7 +92,7 @@ export class UsersGroup extends HttpApiGroup.make("users")
   )
   .add(
     HttpApiEndpoint.get("exportMe", "/users/me/export")
-      .addSuccess(AccountExport)
+      .addSuccess(Leaving.AccountExport)
       .annotate(
         OpenApi.Description,
         "Everything held about the signed-in user, as a JSON file to keep (`Content-Disposition: attachment`, " +
