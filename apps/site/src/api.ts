@@ -23,6 +23,17 @@ export const signInStart = (path: string, units: string): string => {
   return url.href
 }
 
+/**
+ * A sign-in link's click: to the start with the page's language and units (`signInStart`). The
+ * link's own address stays the plain route, so a link opened in a new tab (a modified or middle
+ * click, left to the browser) still signs in, in the browser's language.
+ */
+export const goSignIn = (path: string, units: () => string) => (event: MouseEvent) => {
+  if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return
+  event.preventDefault()
+  location.assign(signInStart(path, units()))
+}
+
 
 /** JSON from a plain API route (places, account), with the `{detail}` and `Retry-After` of an error response. */
 export const getJson = async <A>(

@@ -61,6 +61,20 @@ for (const backend of backends) {
             expect(yield* Effect.promise(() => noOverflow(page))).toBeLessThanOrEqual(0)
             expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
             expect(Chromium.cspViolations(log)).toEqual([])
+            // A click on the link starts with the page's language and the units the site shows (the
+            // account keeps both for its direct messages); the link's own address stays the plain route.
+            const started = yield* Effect.promise(async () => {
+              const seen: Array<string> = []
+              await page.route("**/oauth/chat/login/start*", (route) => {
+                seen.push(route.request().url())
+                return route.fulfill({ status: 204 })
+              })
+              await page.evaluate(() => localStorage.setItem("climate-grade:units", "imperial"))
+              await page.getByRole("link", { name: "Sign in with Discord" }).click()
+              for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 50))
+              return seen
+            })
+            expect(started).toEqual([url("/api/v2/oauth/chat/login/start?lang=en&units=imperial")])
           })
         )
 

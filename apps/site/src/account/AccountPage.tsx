@@ -7,7 +7,7 @@
  */
 import { useEffect, useState } from "preact/hooks"
 import { defaultUnits } from "../address.js"
-import { getJson, signInStart } from "../api.js"
+import { api, getJson, goSignIn } from "../api.js"
 import { plainDetail, waitWords } from "../refusal.js"
 import { forgetStoredPages } from "../serviceWorker.js"
 import { forgetPersonal, rememberSignedIn, storedUnits } from "../storage.js"
@@ -106,7 +106,8 @@ export const SignIn = ({ providers, onSignedIn }: { providers: ReadonlyArray<Pro
       ) : (
         <div class="providers">
           {enabled.map((p) => (
-            <a key={p.name} class="button primary" href={signInStart(`oauth/${p.name}/login/start`, unitsInUse())}>
+            <a key={p.name} class="button primary" href={api(`oauth/${p.name}/login/start`)}
+              onClick={goSignIn(`oauth/${p.name}/login/start`, unitsInUse)}>
               Sign in with {p.label}
             </a>
           ))}
@@ -194,7 +195,8 @@ export const Identities = ({ me, providers, onChange }: { me: Me; providers: Rea
                 </button>
               ) : enabled ? (
                 // biome-ignore lint/a11y/noAmbiguousAnchorText: the name is "Link {LABEL}" (the provider's label), not a bare "link"
-                <a class="button" href={signInStart(`oauth/${name}/link/start`, unitsInUse())}>
+                <a class="button" href={api(`oauth/${name}/link/start`)}
+                  onClick={goSignIn(`oauth/${name}/link/start`, unitsInUse)}>
                   Link {label}
                 </a>
               ) : null}
