@@ -109,7 +109,7 @@ for (const backend of backends) {
           expect(response.headers.get("cache-control")).toBe("no-store")
           const text = yield* promise(() => response.text())
           const held = JSON.parse(text)
-          expect(held.account).toMatchObject({ id: m.id, email: m.email, oauth_only: true, chat_id: m.subject, chat_dm: true })
+          expect(held.account).toMatchObject({ id: m.id, email: m.email, oauth_only: true, chat_id: m.subject, chat_dm: true, lang: "en", units: null })
           expect(held.links).toEqual([{ provider: "chat", subject: m.subject, email: m.email, created_at: expect.any(String) }])
           expect(held.sessions).toHaveLength(1)
           // Times as ISO 8601 in UTC, to the millisecond, as JavaScript writes them.

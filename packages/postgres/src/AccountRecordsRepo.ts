@@ -53,7 +53,7 @@ export const make = Effect.gen(function* () {
   const exportOf = (userId: UserId) =>
     Effect.gen(function* () {
       const [account] = yield* sql.unsafe(
-        `select id, email, is_active, is_superuser, is_verified, oauth_only, chat_id, chat_dm, ${iso("created_at")} as created_at
+        `select id, email, is_active, is_superuser, is_verified, oauth_only, chat_id, chat_dm, lang, units, ${iso("created_at")} as created_at
          from users where id = $1`,
         [userId]
       )

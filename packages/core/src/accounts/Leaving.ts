@@ -37,6 +37,8 @@ export const AccountExport = Schema.Struct({
     oauth_only: Schema.Boolean,
     chat_id: Schema.NullOr(Schema.String),
     chat_dm: Schema.Boolean,
+    lang: Schema.NullOr(Schema.String).annotations(d("The language of direct messages (the page's the user last signed in from)")),
+    units: Schema.NullOr(Schema.String).annotations(d("The units of direct messages (the site's units switch)")),
     created_at: When
   }).annotations(d("The account, without its password hash")),
   links: Schema.Array(
