@@ -9,13 +9,20 @@
  *   3. one client's 30 place searches at once: how long another client's search and a new
  *      place's label then take;
  *   4. with DATABASE_URL=postgres://…: three instances on that database, one client's 9 new places
- *      spread over them at once: how many load at once.
- *   pnpm bench:fairness            (embedded PGlite in a temporary DATA_DIR; parts 1-3)
+ *      spread over them at once: how many load at once;
+ *   5. the upkeep attack: 208 places held, a scan for held places with prefetch=1 (how many a client
+ *      can test in 20 s), then 8 anonymous clients touching every held place once an hour for a
+ *      whole UTC day (the service's clock moved by libfaketime, the fake upstream's with it): the
+ *      day's spending, and whether a signed-in user and an anonymous client can still load a new
+ *      place (the part kept for signed-in users);
+ *   6. 45 client addresses × 3 place searches at once: how long another client's search waits.
+ *   pnpm bench:fairness            (embedded PGlite in a temporary DATA_DIR; parts 1-3, 5, 6)
  *   DATABASE_URL=postgres://… pnpm bench:fairness
+ *   FAIRNESS_PARTS=5,6 pnpm bench:fairness   (only those parts)
  */
 import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -248,14 +255,122 @@ const threeInstances = Effect.scoped(
   })
 )
 
+const FAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+const HOUR_MS = 3_600_000
+
+/** `n` held places' coordinates, a degree apart, away from the other parts'. */
+const heldPlaces = (n: number) => Array.from({ length: n }, (_, i) => ({ lat: -50 + Math.floor(i / 20), lon: -170 + (i % 20) }))
+
+const upkeepAttack = Effect.scoped(
+  Effect.gen(function* () {
+    const { env, weather } = yield* upstreams
+    // The service's clock is real time plus an offset read from a file (libfaketime); the fake
+    // upstream's "now" takes the same offset, so the days they speak of agree.
+    const clockFile = join(mkdtempSync(join(tmpdir(), "cg-clock-")), "offset")
+    let offsetMs = 0
+    const moveClock = (ms: number) => {
+      offsetMs = ms
+      writeFileSync(clockFile, `+${Math.round(ms / 1000)}`)
+    }
+    moveClock(0)
+    weather.now = () => Date.now() + offsetMs
+    // A short history, so that loading the held places costs little on the day before.
+    const s = yield* service(
+      {
+        ...env,
+        HISTORY_START: new Date(Date.now() - 60 * 86_400_000).toISOString().slice(0, 10),
+        LD_PRELOAD: FAKETIME,
+        FAKETIME_TIMESTAMP_FILE: clockFile,
+        FAKETIME_NO_CACHE: "1",
+        FAKETIME_DONT_FAKE_MONOTONIC: "1"
+      },
+      "upkeep@example.org"
+    )
+    const places = heldPlaces(208)
+    // The day before: each place loaded once, by many clients (as people would).
+    yield* Effect.forEach(places, (p, i) => Effect.promise(() => ask(s.api(`/cell?lat=${p.lat}&lon=${p.lon}`), `10.50.${i >> 8}.${i & 255}`)), {
+      concurrency: 4
+    })
+    // The next UTC day, five minutes in.
+    const dayStart = (Math.floor(Date.now() / 86_400_000) + 1) * 86_400_000
+    const at = (ms: number) => moveClock(dayStart + ms - Date.now())
+    at(5 * 60_000)
+
+    // The scan: one client's prefetch=1 over a grid of places, for 20 s.
+    const scanStatuses = new Map<number, number>()
+    const scanStart = performance.now()
+    for (let i = 0; performance.now() - scanStart < 20_000; i++) {
+      const response = yield* Effect.promise(() =>
+        fetch(s.api(`/cell?lat=${(i % 160) - 80}&lon=${Math.floor(i / 160) - 179}&prefetch=1`), { headers: { "x-forwarded-for": "10.60.0.1" } })
+      )
+      yield* Effect.promise(() => response.arrayBuffer())
+      scanStatuses.set(response.status, (scanStatuses.get(response.status) ?? 0) + 1)
+    }
+    const scanned = (scanStatuses.get(200) ?? 0) + (scanStatuses.get(204) ?? 0)
+    const scanSeconds = (performance.now() - scanStart) / 1000
+    const statuses = [...scanStatuses].sort(([a], [b]) => a - b).map(([status, n]) => `${n}×${status}`).join(", ")
+    console.log(
+      `5. a scan for held places with prefetch=1, one client for ${scanSeconds.toFixed(0)} s: ${statuses}; ${scanned} places tested ` +
+        `(12,800 would take ${((12_800 / Math.max(1, scanned)) * scanSeconds / 3600).toFixed(2)} h at that pace)`
+    )
+
+    // The touch: 8 anonymous clients, each a share of the held places, every place once an hour.
+    const attackers = Array.from({ length: 8 }, (_, i) => `10.70.${i}.1`)
+    const answers: Array<number> = []
+    for (let hour = 0; hour < 24; hour++) {
+      at(5 * 60_000 + hour * HOUR_MS + 60_000)
+      const round = yield* Effect.forEach(
+        places,
+        (p, i) => Effect.promise(() => ask(s.api(`/cell?lat=${p.lat}&lon=${p.lon}`), attackers[i % attackers.length]!)),
+        { concurrency: 4 }
+      )
+      answers.push(...round.map((a) => a.status))
+    }
+    const spent = yield* Effect.promise(() => unitsSpent(s.origin))
+    const calls = weather.requests.archive.length + weather.requests.forecast.length
+    const signedInNew = yield* Effect.promise(() => ask(s.api("/cell?lat=60&lon=60"), "10.80.0.1", { headers: { cookie: s.cookie } }))
+    const anonymousNew = yield* Effect.promise(() => ask(s.api("/cell?lat=61&lon=61"), "10.80.0.2"))
+    const counts = new Map<number, number>()
+    for (const a of answers) counts.set(a, (counts.get(a) ?? 0) + 1)
+    console.log(
+      `   8 anonymous clients touching the 208 held places hourly for a day: ${[...counts].map(([st, n]) => `${n}×${st}`).join(", ")}; ` +
+        `the day's spending ${spent.toFixed(0)} of 10,000 units (the part kept for signed-in users: the last 2,500); ` +
+        `${calls} upstream calls in all; then a signed-in user's new place: ${signedInNew.status}, an anonymous client's: ${anonymousNew.status}`
+    )
+    if (signedInNew.status !== 200) console.log(`   refusal: ${signedInNew.status} ${signedInNew.body.detail}`)
+  })
+)
+
+const searchCrowd = Effect.scoped(
+  Effect.gen(function* () {
+    const { env } = yield* upstreams
+    const s = yield* service(env, "crowd@example.org")
+    const crowd = Promise.all(
+      Array.from({ length: 45 * 3 }, (_, i) => ask(s.api(`/places?q=crowd+${i}`), `10.90.${Math.floor(i / 3)}.1`))
+    )
+    yield* Effect.sleep("1500 millis")
+    const [victim, answers] = yield* Effect.promise(() => Promise.all([ask(s.api("/places?q=victim"), "10.91.0.1"), crowd]))
+    console.log(
+      `6. 45 client addresses × 3 searches at once (${histogram(answers)}, the last in ${(Math.max(...answers.map((a) => a.ms)) / 1000).toFixed(1)} s): ` +
+        `another client's search ${(victim.ms / 1000).toFixed(1)} s (${victim.status})`
+    )
+  })
+)
+
+const parts = new Set((process.env.FAIRNESS_PARTS ?? "1,2,3,4,5,6").split(",").map((p) => p.trim()))
+
 const main = Effect.gen(function* () {
   BuiltServer.build()
   console.log(`fairness on ${postgres === undefined ? "PGlite (a DATA_DIR per part)" : "PostgreSQL"}; figures from a shared machine are noisy`)
-  yield* anonymousClient
-  yield* watchingUser
-  yield* searchBurst
-  if (postgres !== undefined) yield* threeInstances
-  else console.log("4. three instances: needs DATABASE_URL=postgres://…")
+  if (parts.has("1")) yield* anonymousClient
+  if (parts.has("2")) yield* watchingUser
+  if (parts.has("3")) yield* searchBurst
+  if (parts.has("4")) {
+    if (postgres !== undefined) yield* threeInstances
+    else console.log("4. three instances: needs DATABASE_URL=postgres://…")
+  }
+  if (parts.has("5")) yield* upkeepAttack
+  if (parts.has("6")) yield* searchCrowd
 })
 
 Effect.runPromise(Effect.scoped(main)).then(

@@ -278,6 +278,32 @@ for (const backend of backends) {
           expect((yield* get("/api/v2/cell?lat=32&lon=32", "10.1.0.1")).status).toBe(200)
         }))
 
+      it.effect("prefetch=1 of cells not held costs the client a token: past its burst every prefetch is 429 with Retry-After, held or not; another client is not held back", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const status = (lat: number, client: string) =>
+            Effect.promise(async () => {
+              const response = await fetch(server.url(`/api/v2/cell?lat=${lat}&lon=-${lat}&prefetch=1`), { headers: { "x-forwarded-for": client } })
+              return { status: response.status, retryAfter: response.headers.get("retry-after"), text: await response.text() }
+            })
+          // Held cells, loaded by someone else: one prefetched before the scanner runs out, one after.
+          expect((yield* get("/api/v2/cell?lat=1&lon=-1", "10.1.5.1")).status).toBe(200)
+          expect((yield* get("/api/v2/cell?lat=60&lon=-60", "10.1.5.2")).status).toBe(200)
+          expect((yield* status(1, "10.1.6.1")).status).toBe(200)
+          // The scanner's misses: its burst of 204s, then 429.
+          const misses: Array<number> = []
+          for (let lat = 2; lat < 2 + 45; lat++) misses.push((yield* status(lat, "10.1.6.1")).status)
+          expect(misses.filter((s) => s === 204).length).toBeGreaterThanOrEqual(40)
+          expect(misses.filter((s) => s === 204).length).toBeLessThanOrEqual(42)
+          expect(misses.slice(-3)).toEqual([429, 429, 429])
+          // Refused, a held cell's prefetch says nothing either; the answer says when to come back.
+          const held = yield* status(60, "10.1.6.1")
+          expect(held.status).toBe(429)
+          expect(Number(held.retryAfter)).toBeGreaterThanOrEqual(1)
+          expect(JSON.parse(held.text).detail).toMatch(/^This client has asked for too many places not yet loaded with prefetch=1; try again in \d+ s\.$/)
+          expect((yield* status(50, "10.1.7.1")).status).toBe(204)
+        }))
+
       it.effect("instances on one database share a client's new-cell slots: two loading on one, the third on the other is 429", () =>
         Effect.gen(function* () {
           const { env, weather } = yield* Upstreams

@@ -1,7 +1,8 @@
 /**
  * Evaluation of watches: a watched cell's coming days are graded from what the cell holds —
  * the history (fetched once, never topped up for alerts) and the forecast (refetched at most
- * hourly, as for any request) — and every qualifying (watch, date, kind) not yet alerted makes
+ * hourly, as for any request, paid by the oldest watch's user and the operator's part for alerts)
+ * — and every qualifying (watch, date, kind) not yet alerted makes
  * one alert, with its message queued when the user can receive it.
  *
  * Evaluations run one at a time in one worker fiber, fed by a queue of cells: a watch created or
@@ -19,6 +20,7 @@ import * as Lru from "../Lru.js"
 import { bytes as seriesBytes } from "../weather/DailySeries.js"
 import type { Grading } from "../grading/Grader.js"
 import { CellData } from "../weather/CellData.js"
+import * as UpstreamBudget from "../weather/UpstreamBudget.js"
 import type { DailySeries } from "../weather/DailySeries.js"
 import type { History } from "../weather/Held.js"
 import { AlertSettings } from "./AlertSettings.js"
@@ -107,7 +109,10 @@ export const make = (options: EvaluatorOptions) =>
         const held = yield* data.heldHistory(cell)
         if (Option.isNone(held)) return
         const history = held.value
-        const forecast = yield* data.forecast(cell)
+        // A refetch for the evaluation is paid by the oldest watch's user and by the operator's
+        // part for alerts (UpstreamBudget's upkeep); refused, the forecast held is evaluated.
+        const payer = watched.reduce((a, b) => (b.createdAt < a.createdAt ? b : a))
+        const forecast = yield* UpstreamBudget.spendingAs({ network: null, user: payer.userId, alerts: true })(data.forecast(cell))
         const place = (yield* data.label(cell)) ?? coordinateLabel(cell)
         const now = yield* Clock.currentTimeMillis
         const today = CivilDate.todayIn(now, history.timezone)

@@ -165,7 +165,12 @@ export const make = (perClient: number) =>
 
     return ColdCells.of({
       gate: (client, cell, effect) =>
-        Effect.flatMap(data.heldHistory(cell), (held) => (Option.isSome(held) ? effect : admit(client, cell, effect)))
+        Effect.flatMap(data.heldHistory(cell), (held) =>
+          Option.isSome(held)
+            ? // A held cell's upkeep (top-up, forecast refetch) is paid by the client too, its user looked up only then.
+              UpstreamBudget.payingAs({ network: ClientNetwork.of(client.address), user: client.user })(effect)
+            : admit(client, cell, effect)
+        )
     })
   })
 

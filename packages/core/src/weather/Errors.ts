@@ -35,7 +35,7 @@ export class BudgetSpent extends Schema.TaggedError<BudgetSpent>()("BudgetSpent"
  * `retryAfterSeconds`. Nothing was asked of the upstream.
  */
 export class ShareSpent extends Schema.TaggedError<ShareSpent>()("ShareSpent", {
-  scope: Schema.Literal("client", "user"),
+  scope: Schema.Literal("client", "user", "alerts"),
   shareUnits: Schema.Number,
   dailyUnits: Schema.Number,
   retryAfterSeconds: Schema.Number

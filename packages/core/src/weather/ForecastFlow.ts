@@ -36,8 +36,8 @@ export const make = ({ store, source, cache, guard, refetched, budget }: Deps) =
         const record = yield* cache.latest(cell.key)
         const last = toForecast(record)
         if (Option.isSome(last) && fresh(last.value.checkedAt, now)) return last.value
-        // Recorded against the budget, never refused by it: a forecast serves places already held.
-        return yield* guard("forecast", budget.recorded(source.cost.forecast, source.forecast(cell))).pipe(
+        // Paid by whoever asked (the budget's upkeep), refused past their limits.
+        return yield* guard("forecast", budget.upkeep(source.cost.forecast, source.forecast(cell))).pipe(
           Effect.flatMap((fetched) =>
             Effect.gen(function* () {
               yield* store.saveForecast(cell, { timezone: fetched.timezone, forecast: fetched.series, stamp: now })
@@ -58,6 +58,8 @@ export const make = ({ store, source, cache, guard, refetched, budget }: Deps) =
               onNone: () => Effect.fail(error),
               onSome: (last) =>
                 Effect.gen(function* () {
+                  // Refused by the budget, nothing was asked: the next request (whoever pays) tries again.
+                  if (error._tag === "BudgetSpent" || error._tag === "ShareSpent") return last
                   yield* Effect.logWarning(`forecast refetch failed for ${cell.key} (${error._tag}); keeping the last`)
                   yield* store.markForecastChecked(cell, now)
                   cache.patch(record, { forecastCheckedAt: now })

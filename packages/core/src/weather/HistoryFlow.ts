@@ -74,8 +74,8 @@ export const make = ({ store, source, cache, guard, budget, historyStart }: Deps
           cache.patch(record, { historyCheckedAt: now })
           return newest
         }
-        // A top-up keeps a held cell current: recorded against the budget, never refused by it.
-        return yield* guard("archive", budget.recorded(source.cost.archive(newest.end + 1, today), source.archive(cell, newest.end + 1, today))).pipe(
+        // A top-up keeps a held cell current: paid by whoever asked, refused past their limits.
+        return yield* guard("archive", budget.upkeep(source.cost.archive(newest.end + 1, today), source.archive(cell, newest.end + 1, today))).pipe(
           Effect.flatMap((tail) =>
             Effect.gen(function* () {
               const merged = trimmed(DailySeries.merge(newest.series, tail.series)) ?? newest.series
@@ -85,8 +85,10 @@ export const make = ({ store, source, cache, guard, budget, historyStart }: Deps
             })
           ),
           // What is held is still served; the attempt counts, so the upstream is asked at most hourly.
+          // Refused by the budget, nothing was asked: the next request (whoever pays) tries again.
           Effect.catchAll((error) =>
             Effect.gen(function* () {
+              if (error._tag === "BudgetSpent" || error._tag === "ShareSpent") return newest
               // The failure and its cause were logged where it happened (the adapter); this says what was done.
               yield* Effect.logWarning(`history top-up failed for ${cell.key} (${error._tag}); serving what is held`)
               yield* store.markHistoryChecked(cell, now)

@@ -12,10 +12,14 @@
  *   of the day (`ShareSpent`). The last `Shares.signedIn` percent of the day is kept for signed-in
  *   users: an anonymous reservation may not take the day's total past the rest (`BudgetSpent`
  *   with `keptForSignedIn`).
- * - Calls that keep cells already held fresh (history top-ups, forecast refetches: one unit each,
- *   at most hourly per cell) are never refused and belong to no one's share, so the budget running
- *   out changes nothing for places people already have; their units are still *recorded*, so the
- *   ledger is the day's real spending and new cells see what is left.
+ * - Calls that keep cells already held fresh (history top-ups, forecast refetches: about one unit
+ *   each, at most hourly per cell) are *upkeep*, paid by whoever caused them under the same rules:
+ *   a client's request by its network's and its user's shares (and, anonymous, within the day less
+ *   the signed-in part); the alerts' evaluation by the user whose watch it is and by the operator's
+ *   part for alerts (`ALERTS_KEY`, one share of the day). Refused, the cell answers from what it
+ *   holds, a little older: places already loaded still answer. Upkeep that nobody caused (none on a
+ *   client-facing path) is only recorded. So touching held cells spends the toucher's share, and
+ *   no number of anonymous clients can spend the part kept for signed-in users.
  * - A call that fails gives its units back: the upstream counts what it answers.
  */
 import * as Clock from "effect/Clock"
@@ -52,22 +56,45 @@ export const DEFAULT_SHARES: Shares = { client: 20, signedIn: 25 }
 /** No split: any reservation may spend the whole day (a process that serves no clients, tests of the day's limit). */
 export const UNSPLIT: Shares = { client: 100, signedIn: 0 }
 
-/** Who a new cell's units are reserved for. */
+/** Who a call's units are reserved for. */
 export interface Spender {
-  /** The client network that asked (`ClientNetwork.of` its address). */
-  readonly network: string
-  /** The signed-in user that asked, if any. */
+  /** The client network that asked (`ClientNetwork.of` its address); null for the alerts' evaluation. */
+  readonly network: string | null
+  /** The signed-in user that asked (or whose watch is evaluated), if any. */
   readonly user: string | null
+  /** The alerts' own evaluation: counted on the operator's part for alerts (`ALERTS_KEY`) too. */
+  readonly alerts?: boolean
 }
 
-/** The spender of the reservations made in this fiber (and the fibers it forks); none outside a client's request. */
-export const currentSpender: FiberRef.FiberRef<Option.Option<Spender>> = FiberRef.unsafeMake<Option.Option<Spender>>(Option.none())
+/** A spender whose user is looked up only when a call is to be paid (most requests pay nothing). */
+export interface Payer {
+  readonly network: string | null
+  readonly user: Effect.Effect<string | null>
+  readonly alerts?: boolean
+}
 
-/** Runs `effect` with its new cells reserved for `spender`. */
-export const spendingAs =
-  (spender: Spender) =>
+/** The payer of the calls made in this fiber (and the fibers it forks); none outside a client's request or an evaluation. */
+export const currentSpender: FiberRef.FiberRef<Option.Option<Payer>> = FiberRef.unsafeMake<Option.Option<Payer>>(Option.none())
+
+/** Runs `effect` with its calls paid by `payer`. */
+export const payingAs =
+  (payer: Payer) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.locally(effect, currentSpender, Option.some(spender))
+    Effect.locally(effect, currentSpender, Option.some(payer))
+
+/** Runs `effect` with its calls paid by `spender`. */
+export const spendingAs = (spender: Spender) => payingAs({ ...spender, user: Effect.succeed(spender.user) })
+
+/** The fiber's spender, its user looked up now; none when nobody pays. */
+export const spenderNow: Effect.Effect<Option.Option<Spender>> = Effect.flatMap(FiberRef.get(currentSpender), (payer) =>
+  Option.match(payer, {
+    onNone: () => Effect.succeed(Option.none()),
+    onSome: (p) => Effect.map(p.user, (user) => Option.some({ network: p.network, user, ...(p.alerts === true ? { alerts: true } : {}) }))
+  })
+)
+
+/** The ledger's key of the operator's part for the alerts' evaluation (one share of the day). */
+export const ALERTS_KEY = "alerts"
 
 /** The ledger's key of a client network's share. */
 export const networkKey = (network: string): string => `network:${network}`
@@ -100,7 +127,11 @@ export const limitsFor = (dailyUnits: number | null, shares: Shares, spender: Op
   if (shares.client >= 100) return { day, spenders: [], perSpender: null }
   const keys = Option.match(spender, {
     onNone: () => [],
-    onSome: ({ network, user }) => (user === null ? [networkKey(network)] : [networkKey(network), userKey(user)])
+    onSome: ({ alerts, network, user }) => [
+      ...(alerts === true ? [ALERTS_KEY] : []),
+      ...(network === null ? [] : [networkKey(network)]),
+      ...(user === null ? [] : [userKey(user)])
+    ]
   })
   return { day, spenders: [...keys].sort(), perSpender: (dailyUnits * shares.client) / 100 }
 }
@@ -197,7 +228,7 @@ export const refusedError = (
   const retryAfterSeconds = secondsUntilNextDay(now)
   if (refused.key !== null) {
     return new ShareSpent({
-      scope: refused.key.startsWith("user:") ? "user" : "client",
+      scope: refused.key.startsWith("user:") ? "user" : refused.key === ALERTS_KEY ? "alerts" : "client",
       shareUnits: limits.perSpender ?? dailyUnits,
       dailyUnits,
       retryAfterSeconds
@@ -220,6 +251,7 @@ export const detail = (error: BudgetSpent | ShareSpent): string => {
   const still = "places already loaded still answer."
   if (error._tag === "ShareSpent") {
     const share = `share of today's weather budget (${units(error.shareUnits)} of ${units(error.dailyUnits)} cost units)`
+    if (error.scope === "alerts") return `The alerts' ${share} is spent; ${still}`
     return error.scope === "user"
       ? `Your ${share} is spent, so you can load no new place until 00:00 UTC; ${still}`
       : `This client's ${share} is spent, so it can load no new place until 00:00 UTC; ${still}`
@@ -241,6 +273,12 @@ export interface Budget {
   readonly reserved: <A>(units: number, call: Effect.Effect<A, UpstreamError>) => Effect.Effect<A, UpstreamError>
   /** A call that is never refused; its units are recorded in the day's total (and refunded if it fails). */
   readonly recorded: <A>(units: number, call: Effect.Effect<A, UpstreamError>) => Effect.Effect<A, UpstreamError>
+  /**
+   * A held cell's top-up or refetch: paid by the fiber's spender under its limits, as a new cell
+   * is (`BudgetSpent` or `ShareSpent` when it does not fit: the caller keeps what it holds);
+   * recorded only when nobody pays.
+   */
+  readonly upkeep: <A>(units: number, call: Effect.Effect<A, UpstreamError>) => Effect.Effect<A, UpstreamError>
   /** Reads the day's spending (adding nothing) into the `unitsLeft` gauge, e.g. at start-up. */
   readonly observe: Effect.Effect<void>
 }
@@ -260,9 +298,12 @@ export const make = (ledger: BudgetLedger["Type"], dailyUnits: number | null, sh
       return yield* Effect.tapError(call, () => ledger.refund(day, units, limits.spenders))
     })
   return {
-    reserved: (units, call) =>
-      Effect.flatMap(FiberRef.get(currentSpender), (spender) => spend(units, limitsFor(dailyUnits, shares, spender), call)),
+    reserved: (units, call) => Effect.flatMap(spenderNow, (spender) => spend(units, limitsFor(dailyUnits, shares, spender), call)),
     recorded: (units, call) => spend(units, RECORDED, call),
+    upkeep: (units, call) =>
+      Effect.flatMap(spenderNow, (spender) =>
+        spend(units, Option.isNone(spender) ? RECORDED : limitsFor(dailyUnits, shares, spender), call)
+      ),
     observe:
       dailyUnits === null
         ? Effect.void

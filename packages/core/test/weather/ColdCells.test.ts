@@ -68,7 +68,7 @@ const cellData = (held: ReadonlySet<string>, refused: ReadonlySet<string> = new 
   ({
     heldHistory: (cell: Cell.Cell) => Effect.succeed(held.has(cell.key) ? Option.some({}) : Option.none()),
     history: (cell: Cell.Cell) =>
-      Effect.flatMap(FiberRef.get(UpstreamBudget.currentSpender), (spender) => {
+      Effect.flatMap(UpstreamBudget.spenderNow, (spender) => {
         loads.push([cell.key, spender])
         return refused.has(cell.key)
           ? Effect.fail(new ShareSpent({ scope: "client", shareUnits: 1, dailyUnits: 5, retryAfterSeconds: 60 }))
@@ -196,11 +196,11 @@ describe("ColdCells", () => {
       expect(yield* Effect.exit(run("2001:db8::ffff", other, Effect.succeed("free")))).toEqual(Exit.succeed("free"))
     }))
 
-  it.effect("a new cell's history is loaded first, paid by whoever takes the slot (the client's network and the signed-in user); refused, nothing else is asked", () =>
+  it.effect("a new cell's history is loaded first, paid by whoever takes the slot (the client's network and the signed-in user); refused, nothing else is asked; a held cell's upkeep is the client's", () =>
     Effect.gen(function* () {
       const loads: Array<unknown> = []
       const { gate } = yield* coldCells(2, ColdCells.memorySlots(), new Set(["10.00,10.00"]), new Set(["40.00,40.00"]), loads)
-      const spender = FiberRef.get(UpstreamBudget.currentSpender)
+      const spender = UpstreamBudget.spenderNow
       const signedIn = { address: "2001:db8::5", user: Effect.succeed("u7") }
       expect(yield* gate(signedIn, Cell.fromCoordinates(20, 20), spender)).toEqual(
         Option.some({ network: "2001:db8:0:0::/64", user: "u7" })
@@ -221,7 +221,8 @@ describe("ColdCells", () => {
       const refused = yield* Effect.exit(gate(anonymous("192.0.2.9"), Cell.fromCoordinates(40, 40), wanted))
       expect(refused).toEqual(Exit.fail(new ShareSpent({ scope: "client", shareUnits: 1, dailyUnits: 5, retryAfterSeconds: 60 })))
       expect(asked).toBe(false)
-      // A held cell costs nothing: nobody is named (and the session is not even read).
+      // A held cell takes no slot, but its upkeep is the client's to pay: its network is named,
+      // and the session is read only when a call is to be paid.
       let read = false
       const watched = {
         address: "192.0.2.9",
@@ -230,7 +231,10 @@ describe("ColdCells", () => {
           return "u7"
         })
       }
-      expect(yield* gate(watched, Cell.fromCoordinates(10, 10), spender)).toEqual(Option.none())
+      const payer = yield* gate(watched, Cell.fromCoordinates(10, 10), FiberRef.get(UpstreamBudget.currentSpender))
+      expect(Option.map(payer, (p) => p.network)).toEqual(Option.some("192.0.2.9"))
       expect(read).toBe(false)
+      expect(yield* gate(watched, Cell.fromCoordinates(10, 10), spender)).toEqual(Option.some({ network: "192.0.2.9", user: "u7" }))
+      expect(read).toBe(true)
     }))
 })

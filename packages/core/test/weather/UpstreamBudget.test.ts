@@ -2,7 +2,8 @@
  * The daily budget's shares (core UpstreamBudget) as a property over a memory ledger: a new cell
  * is reserved exactly when it fits its client network's share, its user's share and the day (the
  * day less the signed-in part for an anonymous client); a refusal names the limit that refused
- * it; upkeep is never refused; a failed call gives its units back.
+ * it; upkeep is paid under the same rules by whoever caused it, and recorded only when nobody did;
+ * a failed call gives its units back.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { BudgetSpent, ShareSpent, UpstreamBudget, type UpstreamError, UpstreamFailure } from "@climate-grade/core"
@@ -141,6 +142,54 @@ describe("UpstreamBudget", () => {
       expect(seen.refunded).toBeGreaterThan(200)
     }), 180_000)
 
+  it.effect("upkeep is paid by whoever caused it: a client's share and part of the day, the alerts' part and the watch's user; nobody's is recorded", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(Date.parse("2026-03-01T10:00:00Z"))
+      // 1,000 units: a share is 200, the anonymous part 750.
+      const budget = UpstreamBudget.make(UpstreamBudget.memoryLedger(), 1_000, UpstreamBudget.DEFAULT_SHARES)
+      const upkeep = (spender: UpstreamBudget.Spender | null, units: number) => {
+        const call = budget.upkeep(units, Effect.succeed("ok"))
+        return Effect.map(Effect.either(spender === null ? call : UpstreamBudget.spendingAs(spender)(call)), summary)
+      }
+      /** How many one-unit upkeeps pass before the first refusal, and that refusal. */
+      const until = (spender: UpstreamBudget.Spender | null, most = 2_000) =>
+        Effect.gen(function* () {
+          for (let paid = 0; paid < most; paid++) {
+            const outcome = yield* upkeep(spender, 1)
+            if (outcome !== "ok") return [paid, outcome] as const
+          }
+          return [most, "ok"] as const
+        })
+      const anonymous = (network: string) => ({ network, user: null })
+      const retry = `${14 * 3600} s`
+      // An anonymous client touching held cells spends its own share, then is refused.
+      expect(yield* until(anonymous("192.0.2.1"))).toEqual([200, `ShareSpent client 200 of 1000, ${retry}`])
+      expect(yield* until(anonymous("192.0.2.2"))).toEqual([200, `ShareSpent client 200 of 1000, ${retry}`])
+      expect(yield* until(anonymous("192.0.2.3"))).toEqual([200, `ShareSpent client 200 of 1000, ${retry}`])
+      // However many clients touch cells, the part kept for signed-in users stays theirs.
+      expect(yield* until(anonymous("192.0.2.4"))).toEqual([150, `BudgetSpent 1000, kept true (250), ${retry}`])
+      expect(yield* until(anonymous("192.0.2.5"))).toEqual([0, `BudgetSpent 1000, kept true (250), ${retry}`])
+      expect(yield* until({ network: "192.0.2.6", user: "u1" })).toEqual([200, `ShareSpent client 200 of 1000, ${retry}`])
+      // The alerts' evaluation: its watch's user and the alerts' part, within the whole day.
+      expect(yield* until({ network: null, user: "u2", alerts: true })).toEqual([50, `BudgetSpent 1000, kept false (250), ${retry}`])
+      // Upkeep nobody caused is only recorded, never refused.
+      expect(yield* until(null, 10)).toEqual([10, "ok"])
+
+      // The alerts' part is one share of the day, whichever users' watches spend it.
+      const fresh = UpstreamBudget.make(UpstreamBudget.memoryLedger(), 1_000, UpstreamBudget.DEFAULT_SHARES)
+      let paid = 0
+      for (const user of ["u1", "u2", "u3", "u4", "u5"]) {
+        for (let i = 0; i < 60; i++) {
+          const outcome = summary(
+            yield* Effect.either(UpstreamBudget.spendingAs({ network: null, user, alerts: true })(fresh.upkeep(1, Effect.succeed("ok"))))
+          )
+          if (outcome === "ok") paid++
+          else expect(outcome).toBe(`ShareSpent alerts 200 of 1000, ${retry}`)
+        }
+      }
+      expect(paid).toBe(200)
+    }))
+
   it("the limits of a reservation: anonymous clients get the day less the signed-in part; no share of an unlimited day", () => {
     const spender = (user: string | null) => Option.some({ network: "192.0.2.1", user })
     expect(UpstreamBudget.limitsFor(10_000, UpstreamBudget.DEFAULT_SHARES, spender(null))).toEqual({
@@ -166,6 +215,9 @@ describe("UpstreamBudget", () => {
     expect(UpstreamBudget.detail(new ShareSpent({ ...base, scope: "user", shareUnits: 2_000 }))).toBe(
       "Your share of today's weather budget (2000 of 10000 cost units) is spent, so you can load no new place until " +
         "00:00 UTC; places already loaded still answer."
+    )
+    expect(UpstreamBudget.detail(new ShareSpent({ ...base, scope: "alerts", shareUnits: 2_000 }))).toBe(
+      "The alerts' share of today's weather budget (2000 of 10000 cost units) is spent; places already loaded still answer."
     )
     expect(UpstreamBudget.detail(new BudgetSpent({ ...base, keptForSignedIn: true, signedInUnits: 2_500 }))).toBe(
       "What is left of today's weather budget is kept for signed-in users (2500 of 10000 cost units), so no new place can be " +

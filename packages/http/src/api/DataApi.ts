@@ -87,7 +87,7 @@ export class DataGroup extends HttpApiGroup.make("data")
   .addError(BadRequestSchema)
   // A cell whose history holds no value at all.
   .addError(NotFoundSchema)
-  // A client already loading COLD_CELLS_PER_CLIENT new cells (Retry-After).
+  // A client already loading COLD_CELLS_PER_CLIENT new cells, or past its pace of prefetch=1 misses (Retry-After).
   .addError(TooManyRequestsSchema)
   // The weather source rate-limited, the day's budget spent (both with Retry-After), or the database down.
   .addError(ServiceUnavailableSchema)

@@ -8,15 +8,18 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   type Cell,
+  ClientNetwork,
   ColdCells,
   DataViews,
   type NoHistory,
   PayloadReplay,
   PayloadStore,
+  PrefetchPace,
   Sessions,
   type StoredPayload,
   type UpstreamError
 } from "@climate-grade/core"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
@@ -30,8 +33,9 @@ import {
   BadRequest,
   type GatewayTimeout,
   type NotFound,
+  failWithRetryAfter,
   type ServiceUnavailable,
-  type TooManyRequests
+  TooManyRequests
 } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
 import { clientAddress } from "../protocol/RequestInfo.js"
@@ -46,6 +50,7 @@ export const make = Effect.gen(function* () {
   const settings = yield* HttpSettings
   const coldCells = yield* ColdCells.ColdCells
   const sessions = yield* Sessions
+  const prefetchPace = PrefetchPace.make()
 
   /**
    * A request that will have to fetch a new cell's history takes one of its client's slots and is
@@ -110,9 +115,17 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const cell = DataQuery.cellOf(query)
       const prefetch = query.prefetch === true
+      // A prefetch that finds no cell held costs its client a token (the core's PrefetchPace);
+      // without one, every prefetch is refused, held or not.
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const network = prefetch ? ClientNetwork.of(clientAddress(request, settings.trustedProxyHops)) : ""
+      const now = yield* Clock.currentTimeMillis
+      const wait = prefetch ? prefetchPace.waitSeconds(network, now) : 0
+      if (wait > 0) return yield* failWithRetryAfter(new TooManyRequests({ detail: PrefetchPace.detail(wait) }), wait)
       // Only a full bundle may fetch a new cell (prefetch never calls the weather upstream).
       const found = yield* (prefetch ? views.bundle(cell, { prefetch }) : gate(cell, views.bundle(cell, { prefetch })))
       if (Option.isNone(found)) {
+        if (prefetch) prefetchPace.take(network, now)
         // Not held yet: a shared cache must not keep this answer past the place's first load.
         return HttpServerResponse.empty({ status: 204, headers: { "cache-control": CACHE_CONTROL, vary: VARY } })
       }
@@ -128,10 +141,11 @@ export const make = Effect.gen(function* () {
  * Retry-After on the 503s and the 429.
  */
 const refail = (
-  error: UpstreamError | NoHistory | DataViews.DateOutOfRange | BadRequest | ColdCells.TooManyColdCells
+  error: UpstreamError | NoHistory | DataViews.DateOutOfRange | BadRequest | TooManyRequests | ColdCells.TooManyColdCells
 ): Effect.Effect<never, BadRequest | NotFound | TooManyRequests | ServiceUnavailable | BadGateway | GatewayTimeout> => {
   switch (error._tag) {
     case "BadRequest":
+    case "TooManyRequests":
       return Effect.fail(error)
     case "DateOutOfRange":
       return Effect.fail(

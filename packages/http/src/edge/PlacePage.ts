@@ -14,7 +14,7 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { CardSvg, ShareText } from "@climate-grade/card"
 import type { Words } from "@climate-grade/core/rules"
-import { type Cell, CivilDate, DataViews, HeldSpell, Languages, Lru, Messages, type Payloads, PlaceName } from "@climate-grade/core"
+import { type Cell, CivilDate, DataViews, HeldSpell, Languages, Lru, Messages, PageWords, type Payloads, PlaceName } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { API_PREFIX } from "../api/ApiPrefix.js"
@@ -145,6 +145,34 @@ export const renderHead = (head: Head): string =>
         ])
   ].join("\n") + "\n"
 
+const NOSCRIPT = /(<p class="noscript">)[^<]*(<\/p>)/
+/** The built page's list of its languages' word chunks (scripts/build.mjs): `<!-- languages {"de":"assets/…js",…} -->`. */
+const LANGUAGE_CHUNKS = /<!-- languages (\{[^<>]*\}) -->\n?/
+const CHUNK = /^assets\/[\w.-]+\.js$/
+
+/**
+ * A built page in `lang`: `<html lang dir>` (replacing the built page's own, keeping any other
+ * attribute, such as the demo's data-demo), the text shown without JavaScript, and, in place of the
+ * built page's list of word chunks, a modulepreload of this language's (none for English, whose words
+ * are in the entry script), so the words load beside the page's script rather than after it.
+ */
+export const localize = (html: string, lang: Languages.Language): string =>
+  html
+    .replace(
+      /<html\b([^>]*)>/i,
+      (_, attributes: string) => `<html lang="${lang}" dir="${Languages.dir(lang)}"${attributes.replace(/\s(lang|dir)="[^"]*"/gi, "")}>`
+    )
+    .replace(NOSCRIPT, (_, open: string, close: string) => `${open}${escapeHtml(PageWords.NOSCRIPT[lang])}${close}`)
+    .replace(LANGUAGE_CHUNKS, (_, list: string) => {
+      let href: unknown
+      try {
+        href = (JSON.parse(list) as Record<string, unknown>)[lang]
+      } catch {
+        href = undefined
+      }
+      return typeof href === "string" && CHUNK.test(href) ? `<link rel="modulepreload" href="${href}">\n` : ""
+    })
+
 /** Pages kept (with their gzip), by head, at most this many bytes. */
 const PAGE_BYTES = 4 * 1024 * 1024
 
@@ -189,8 +217,22 @@ export const make = (options: PlacePageOptions) =>
         )
       )
 
-    return (request: HttpServerRequest.HttpServerRequest, file: SiteFile) =>
+    /** The account page in the asker's language: its words are drawn by its script; its HTML says which language. */
+    const accountPage = (request: HttpServerRequest.HttpServerRequest, file: SiteFile) => {
+      const params = new URL(request.url, "http://site").searchParams
+      const lang = Languages.choose({ query: one(params, "lang") ?? null, acceptLanguage: request.headers["accept-language"] })
+      const key = `${file.etag}\n${lang}\naccount`
+      let page = pages.get(key)
+      if (page === undefined) {
+        page = fileOf("alerts.html", new TextEncoder().encode(localize(new TextDecoder().decode(file.body), lang)))
+        pages.set(key, page)
+      }
+      return serveFile(request, page, PAGE_VARY)
+    }
+
+    return (request: HttpServerRequest.HttpServerRequest, file: SiteFile, kind: "main" | "account" = "main") =>
       Effect.gen(function* () {
+        if (kind === "account") return accountPage(request, file)
         let template = templates.get(file)
         if (template === undefined) {
           template = templateOf(file)
@@ -249,14 +291,8 @@ export const make = (options: PlacePageOptions) =>
         const key = `${file.etag}\n${lang}\n${html}`
         let page = pages.get(key)
         if (page === undefined) {
-          // The language's attributes replace the built page's own; any other (the demo's data-demo) stays.
-          const before = template.before.replace(
-            /<html\b([^>]*)>/i,
-            (_, attributes: string) =>
-              `<html lang="${lang}" dir="${Languages.dir(lang)}"${attributes.replace(/\s(lang|dir)="[^"]*"/gi, "")}>`
-          )
           // The ETag is a hash of these bytes, which name the language: one ETag per language.
-          page = fileOf("index.html", new TextEncoder().encode(`${before}${html}${template.after}`))
+          page = fileOf("index.html", new TextEncoder().encode(localize(`${template.before}${html}${template.after}`, lang)))
           pages.set(key, page)
         }
         return serveFile(request, page, PAGE_VARY)

@@ -175,8 +175,15 @@ export const middleware =
   (
     basePath: string,
     site: Site | MissingSite,
-    /** The main page, with a head of its own for a place's address (`/?lat=..`) and in the asker's language (PlacePage). */
-    placePage?: (request: HttpServerRequest.HttpServerRequest, file: SiteFile) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+    /**
+     * The main page, with a head of its own for a place's address (`/?lat=..`), and the account page, both
+     * in the asker's language (PlacePage).
+     */
+    placePage?: (
+      request: HttpServerRequest.HttpServerRequest,
+      file: SiteFile,
+      page?: "main" | "account"
+    ) => Effect.Effect<HttpServerResponse.HttpServerResponse>
   ) =>
   <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> => {
     const notFound = messagePage(basePath, "Page not found", "There is no page at this address.")
@@ -214,6 +221,7 @@ export const middleware =
       const file = site.files.get(path.slice(basePath.length))
       // The main page's head depends on the address and on Accept-Language.
       if (file !== undefined && placePage !== undefined && path === `${basePath}/`) return placePage(request, file)
+      if (file !== undefined && placePage !== undefined && path === `${basePath}/alerts`) return placePage(request, file, "account")
       return Effect.succeed(file === undefined ? html(404, notFound) : serveFile(request, file))
     })
   }
