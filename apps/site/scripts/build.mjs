@@ -130,6 +130,21 @@ const entryFiles = (entry) => {
   return { js: rel(file), chunks: [...chunks].map(rel), css: meta.cssBundle === undefined ? null : rel(meta.cssBundle) }
 }
 
+/**
+ * Each language's words chunk (a dynamic import of src/i18n/<lang>.ts), as the page's address of it.
+ * The page carries the list in a comment the server reads: for a page in that language it puts a
+ * modulepreload of the chunk in the comment's place, so the words load beside the entry script.
+ */
+const languageChunks = (entry) => {
+  const outputs = builds[entry].metafile.outputs
+  const chunks = {}
+  for (const [file, meta] of Object.entries(outputs)) {
+    const m = /^src\/i18n\/([a-z]{2})\.ts$/.exec(meta.entryPoint ?? "")
+    if (m !== null && m[1] !== "en") chunks[m[1]] = relative(dist, join(root, file)).split("\\").join("/")
+  }
+  return chunks
+}
+
 const page = ({ title, description, entry }) => {
   const files = entryFiles(entry)
   return `<!doctype html>
@@ -146,6 +161,7 @@ const page = ({ title, description, entry }) => {
 <link rel="manifest" href="manifest.webmanifest">
 ${files.css === null ? "" : `<link rel="stylesheet" href="${files.css}">\n`}<script type="module" src="${files.js}"></script>
 ${files.chunks.map((c) => `<link rel="modulepreload" href="${c}">`).join("\n")}
+<!-- languages ${JSON.stringify(languageChunks(entry))} -->
 </head>
 <body>
 <div id="app"><noscript><p class="noscript">This page needs JavaScript to draw its charts. The data is also available from the API under api/v2.</p></noscript></div>

@@ -6,7 +6,9 @@
  * browser last seen signed in.
  */
 import { Cell } from "@climate-grade/core/rules"
-import { boundsOf, dayWhen, formatCoordinates, formatStamp, isDemo, longDate, placeName, placeTitle, SITE_NAME, sinceYearOf, verdict, WELCOME_TITLE } from "./format.js"
+import { boundsOf, dayWhen, formatCoordinates, formatStamp, isDemo, longDate, placeName, placeTitle, SITE_NAME, sinceYearOf, verdict, welcomeTitle } from "./format.js"
+import { LanguagePicker } from "./components/LanguagePicker.js"
+import { lang, servedLanguage, w } from "./i18n/index.js"
 import { Headlines } from "./components/Headlines.js"
 import { CoordinatesForm, LocateButton, RecentPlaces, SearchBox } from "./components/PlacePicker.js"
 import { Section } from "./components/Section.js"
@@ -39,7 +41,7 @@ const SpellNotice = lazy(() => import("./components/SpellNotice.js").then((m) =>
 
 const WatchPlace = lazy(
   () => import("./components/WatchPlace.js").then((m) => m.WatchPlace),
-  () => <p class="watch-place muted">Checking your watched places…</p>
+  () => <p class="watch-place muted">{w("watch.checking")}</p>
 )
 
 /**
@@ -54,19 +56,14 @@ const pickAndFocus = (lat: number, lon: number, name?: string | null) => {
 const OfflineNotice = () =>
   offline.value ? (
     <p class="offline" role="status">
-      You are offline or the weather service cannot be reached: this is a stored copy
-      {place.value === null ? "" : ` from ${formatStamp(place.value.calendar.storedAt)}`}. It updates when the
-      connection is back.
+      {place.value === null ? w("offline") : w("offline.from", { stamp: formatStamp(place.value.calendar.storedAt) })}
     </p>
   ) : null
 
 const Welcome = () => (
   <div class="welcome">
-    <p class="lead">
-      Pick any place on Earth — by name, on the map, or where you are — and see today, the coming 16 days and the last
-      two years graded against that place's own weather since 1940.
-    </p>
-    <p class="muted">Try:</p>
+    <p class="lead">{w("welcome.lead")}</p>
+    <p class="muted">{w("welcome.try")}</p>
     <ul class="examples">
       {(
         [
@@ -108,15 +105,12 @@ const TodayView = () => {
   return (
     <>
       <SpellNotice cell={p.cell} today={today.value} />
-      <Section id="today" title={shown.isToday ? `Today, ${longDate(shown.date)}` : longDate(shown.date)}>
+      <Section id="today" title={shown.isToday ? w("today.title", { date: longDate(shown.date) }) : longDate(shown.date)}>
         {!shown.isToday && (
-          <p class="notice stale-day">
-            This is a stored copy of {longDate(shown.date)}: today ({longDate(today.value!)}) is not held on this device yet. It
-            updates when the weather service can be reached.
-          </p>
+          <p class="notice stale-day">{w("today.stale", { date: longDate(shown.date), today: longDate(today.value!) })}</p>
         )}
         {shown.isToday && shown.from === "forecast" && (
-          <p class="muted small">Today's grades come from the forecast stored on {formatStamp(p.forecast!.storedAt)}.</p>
+          <p class="muted small">{w("today.from-forecast", { stamp: formatStamp(p.forecast!.storedAt) })}</p>
         )}
         <Headlines
           grades={shown.grades}
@@ -147,10 +141,10 @@ const useTitle = (heading: string | null) => {
   const failed = failure.value
   useEffect(() => {
     let title: string
-    if (heading === null) title = why === null ? WELCOME_TITLE : `No place shown — ${SITE_NAME}`
+    if (heading === null) title = why === null ? welcomeTitle() : w("title.none", { site: SITE_NAME })
     else if (p !== null) title = placeTitle(heading, shown, u)
-    else if (failed !== null) title = `${heading}: not loaded — ${SITE_NAME}`
-    else if (titled) title = `${heading} — ${SITE_NAME}`
+    else if (failed !== null) title = w("title.failed", { place: heading, site: SITE_NAME })
+    else if (titled || lang() !== servedLanguage()) title = w("title.place", { place: heading, site: SITE_NAME })
     // The first load of a place: the server's head already names it (with its grades when held).
     else return
     titled = true
@@ -175,21 +169,24 @@ export const App = () => {
   return (
     <>
       <a href="#main" class="skip">
-        Skip to the grades
+        {w("skip")}
       </a>
       <header class="top">
         <div class="brand">
           <span class="logo" aria-hidden="true" />
-          <span class="brand-name">Climate grade</span>
+          <span class="brand-name">{w("brand")}</span>
         </div>
-        <UnitsSwitch units={units.value} onChange={setUnits} />
+        <div class="top-controls">
+          <LanguagePicker />
+          <UnitsSwitch units={units.value} onChange={setUnits} />
+        </div>
       </header>
       <main id="main">
         {/* The place and today's grades come first (on a phone they fill the first screen); the finder
             and the maps follow, then the sections below the grades. */}
         <div class={p === null && chosen !== null && failure.value === null ? "place-title is-pending" : "place-title"}>
           <h1 id="place-heading" tabIndex={-1}>
-            {heading ?? "How unusual is today's weather?"}
+            {heading ?? w("heading.welcome")}
           </h1>
           {p !== null && (
             <>
@@ -200,18 +197,18 @@ export const App = () => {
                     <span class="cell-label">{p.cell.label}</span> ·{" "}
                   </>
                 )}
-                Cell {formatCoordinates(p.cell.lat, p.cell.lon)} · {p.cell.timezone}
+                {w("cell", { coordinates: formatCoordinates(p.cell.lat, p.cell.lon), zone: p.cell.timezone })}
               </p>
             </>
           )}
           <div aria-live="polite">
-            {loading.value && <p class="loading">Loading the weather and its 85-year history…</p>}
-            {failure.value !== null && <p class="error-text">This place could not be loaded: {failure.value}</p>}
+            {loading.value && <p class="loading">{w("loading")}</p>}
+            {failure.value !== null && <p class="error-text">{w("failed", { why: failure.value })}</p>}
           </div>
           <OfflineNotice />
           {problem.value !== null && chosen === null && (
             <p class="error-text address-problem" role="alert">
-              {problem.value} Pick a place below, or fix the address.
+              {w("address.fix", { problem: problem.value })}
             </p>
           )}
           {chosen === null && <Welcome />}
@@ -228,8 +225,8 @@ export const App = () => {
           </div>
         )}
         <div class={chosen === null ? "find" : "find has-place"}>
-          <section class="finder" aria-label="Find a place">
-            {chosen !== null && <h2 class="finder-title">Another place</h2>}
+          <section class="finder" aria-label={w("finder")}>
+            {chosen !== null && <h2 class="finder-title">{w("finder.another")}</h2>}
             <div class="finder-controls">
               <SearchBox onPick={pickAndFocus} hrefFor={hrefFor} placeKey={`${a.lat},${a.lon},${a.name ?? ""}`} />
               <div class="finder-row">
@@ -270,10 +267,9 @@ export const App = () => {
       </main>
       <footer class="foot">
         <p>
-          {isDemo()
-            ? "Weather: made up by the demo on this computer, not measured. "
-            : "Weather: ERA5 and forecasts via Open-Meteo (CC BY 4.0). "}
-          Places: © OpenStreetMap contributors. Map: Natural Earth. <a href={back}>Account and alerts</a>
+          {isDemo() ? w("foot.weather.demo") : w("foot.weather")}
+          {w("foot.credits")}
+          <a href={back}>{w("foot.account")}</a>
         </p>
       </footer>
     </>

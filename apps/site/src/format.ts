@@ -2,27 +2,81 @@
  * Words and numbers for people: unit conversion, labels in plain words, the headline sentence.
  * Pure functions, so the wording is tested without a browser.
  */
-import { type SampleBounds, shownLabel, standingWords, tieOf, tieWords } from "@climate-grade/core/grading/Ties"
-import { Percentile, Words } from "@climate-grade/core/rules"
+import { type SampleBounds, shownLabel, type Tie, tieOf } from "@climate-grade/core/grading/Ties"
+import { Messages, Percentile, Words } from "@climate-grade/core/rules"
+import { lang, w } from "./i18n/index.js"
 import type { DayPayload, Grade, Units, Variable } from "./payloads.js"
 
-export const {
-  VARIABLES,
-  VARIABLE_NAME,
-  VARIABLE_NOUN,
-  LABEL_WORDS,
-  labelWords,
-  convert,
-  unitSymbol,
-  formatNumber,
-  formatValue,
-  formatPercentile,
-  ordinal,
-  longDate,
-  sinceYearOf,
-  formatCoordinates,
-  mostUnusual
-} = Words
+export const { VARIABLES, LABEL_WORDS, convert, unitSymbol, ordinal, sinceYearOf, formatCoordinates, mostUnusual } = Words
+
+type Label = Parameters<typeof Words.labelWords>[1]
+
+/** The words below are the page's language's: English's are the core's `Words`, the others the core's `Messages`. */
+const english = () => lang() === "en"
+
+/** "High", "Höchstwert"…: a variable's name in the page's language (read as `VARIABLE_NAME[v]`). */
+export const VARIABLE_NAME: Readonly<Record<Variable, string>> = {
+  get tmax() {
+    return english() ? Words.VARIABLE_NAME.tmax : Messages.variableName(lang(), "tmax")
+  },
+  get tmin() {
+    return english() ? Words.VARIABLE_NAME.tmin : Messages.variableName(lang(), "tmin")
+  },
+  get precip() {
+    return english() ? Words.VARIABLE_NAME.precip : Messages.variableName(lang(), "precip")
+  }
+}
+
+/** "high", "Höchstwert"…: the noun a sentence uses. */
+export const VARIABLE_NOUN: Readonly<Record<Variable, string>> = {
+  get tmax() {
+    return english() ? Words.VARIABLE_NOUN.tmax : Messages.variableNoun(lang(), "tmax")
+  },
+  get tmin() {
+    return english() ? Words.VARIABLE_NOUN.tmin : Messages.variableNoun(lang(), "tmin")
+  },
+  get precip() {
+    return english() ? Words.VARIABLE_NOUN.precip : Messages.variableNoun(lang(), "precip")
+  }
+}
+
+export const labelWords = (variable: Variable, label: Label): string =>
+  english() ? Words.labelWords(variable, label) : Messages.labelWords(lang(), variable, label)
+
+/** A number with the digits its unit deserves, in the page's language's way ("31,2" in German). */
+export const formatNumber = (value: number, unit: "°C" | "mm", units: Units): string =>
+  english()
+    ? Words.formatNumber(value, unit, units)
+    : Messages.formatDecimal(lang(), Words.convert(value, unit, units), units === "imperial" && unit === "mm" ? 2 : 1)
+
+export const formatValue = (value: number | null, unit: "°C" | "mm", units: Units): string =>
+  english() ? Words.formatValue(value, unit, units) : Messages.formatValue(lang(), value, unit, units)
+
+export const formatPercentile = (p: number): string => (english() ? Words.formatPercentile(p) : Messages.formatPercentile(lang(), p))
+
+/** "96th percentile", "96. Perzentil"… */
+export const percentileText = (p: number): string => (english() ? `${ordinal(p)} percentile` : Messages.percentileWords(lang(), p))
+
+/** "Mon 3 March 2025", "Mo., 3. März 2025"… */
+export const longDate = (date: string): string => (english() ? Words.longDate(date) : Messages.longDate(lang(), date))
+
+/** A whole number or a figure in the page's language's way ("1 234" stays "1234": no grouping). */
+export const formatCount = (n: number, digits = 0): string => Messages.formatDecimal(lang(), n, digits)
+
+/** Where a value sits by its percentile: "at least as warm as 96% of days". */
+export const standingWords = (variable: Variable, percentile: number): string => {
+  const upper = percentile >= 50
+  const share = formatPercentile(upper ? percentile : 100 - percentile)
+  return w(variable === "precip" ? (upper ? "standing.wet" : "standing.dry") : upper ? "standing.warm" : "standing.cold", { share })
+}
+
+/** The tie in a few words: "dry, like 69% of days around this date". */
+export const tieWords = (variable: Variable, tie: Tie): string => {
+  const share = formatPercentile(tie.share)
+  if (tie.at === "dry") return w("tie.dry", { share })
+  const precip = variable === "precip"
+  return w(tie.at === "lowest" ? (precip ? "tie.driest" : "tie.coldest") : precip ? "tie.wettest" : "tie.warmest", { share })
+}
 
 /** The label a calendar cell's percentile falls in (the calendar carries no labels; records are not knowable there). */
 export const labelOfPercentile = Percentile.labelOfPercentile
@@ -43,7 +97,7 @@ export interface HeadlineContext {
   readonly bounds?: SampleBounds | undefined
 }
 
-const since = (year: number | null) => (year === null ? "in the record" : `since ${year}`)
+const since = (year: number | null) => (year === null ? w("since.record") : w("since.year", { year }))
 
 /**
  * One sentence that says how unusual a value is, e.g. "Today's high of 31.2 °C is warmer than 96% of
@@ -51,35 +105,42 @@ const since = (year: number | null) => (year === null ? "in the record" : `since
  */
 export const headline = (c: HeadlineContext): string => {
   const { variable, grade, units } = c
-  const when = c.when ?? "Today's"
+  const when = c.when ?? w("when.today")
   const noun = VARIABLE_NOUN[variable]
-  if (grade.value === null) return `${when} ${noun} has no value yet.`
+  if (grade.value === null) return w("headline.novalue", { when, noun })
   const value = formatValue(grade.value, grade.unit, units)
-  const subject = `${when} ${noun} of ${value}`
   const period = since(c.sinceYear)
   if (grade.label === "record-high" || grade.label === "record-low") {
     const high = grade.label === "record-high"
-    const word =
-      variable === "precip" ? "the wettest" : high ? (variable === "tmin" ? "the warmest low" : "the hottest") : variable === "tmin" ? "the coldest low" : "the coldest high"
+    const key =
+      variable === "precip"
+        ? high
+          ? "headline.record.wettest"
+          : "headline.record.driest"
+        : high
+          ? variable === "tmin"
+            ? "headline.record.warmest-low"
+            : "headline.record.hottest"
+          : variable === "tmin"
+            ? "headline.record.coldest-low"
+            : "headline.record.coldest-high"
     const previous =
       c.previous !== undefined && c.previous.value !== null
-        ? ` (the previous ${high ? "highest" : "lowest"}: ${formatValue(c.previous.value, grade.unit, units)}${c.previous.date === null ? "" : ` in ${c.previous.date.slice(0, 4)}`})`
+        ? w(c.previous.date === null ? (high ? "headline.previous.highest" : "headline.previous.lowest") : high ? "headline.previous.highest.year" : "headline.previous.lowest.year", { value: formatValue(c.previous.value, grade.unit, units), year: c.previous.date?.slice(0, 4) ?? "" })
         : ""
-    return `${subject} is ${word} for this time of year ${period} — a ${high ? "record high" : "record low"}${previous}.`
+    return w(key, { when, noun, value, since: period, previous })
   }
-  if (grade.percentile === null || grade.label === null) {
-    return `${subject} cannot be graded: only ${grade.n} comparable days are held, and a percentile needs at least 30.`
-  }
+  if (grade.percentile === null || grade.label === null) return w("headline.ungraded", { when, noun, value, n: grade.n })
   const p = grade.percentile
   const words = labelWords(variable, shownLabel(variable, grade, c.bounds) ?? grade.label)
   // A value that many days share is described by where the tie sits, not by its percentile
   // (which counts the tie half below, half above).
   const tie = tieOf(variable, grade, c.bounds)
   if (tie !== null && tie.at === "dry") {
-    return `No precipitation ${when === "Today's" ? "today" : "that day"}: ${tieWords(variable, tie)} ${period}.`
+    return w(when === w("when.today") ? "headline.dry.today" : "headline.dry.other", { tie: tieWords(variable, tie), since: period })
   }
-  if (tie !== null) return `${subject} is ${tieWords(variable, tie)} ${period}.`
-  return `${subject} is ${standingWords(variable, p, formatPercentile)} around this date ${period} — ${words}.`
+  if (tie !== null) return w("headline.tie", { when, noun, value, tie: tieWords(variable, tie), since: period })
+  return w("headline.graded", { when, noun, value, standing: standingWords(variable, p), since: period, label: words })
 }
 
 const { MONTHS, WEEKDAYS } = Words
@@ -94,28 +155,68 @@ export const dateOfDay = (day: number): string => new Date(day * 86_400_000).toI
 
 export const addDays = (date: string, days: number): string => dateOfDay(dayNumber(date) + days)
 
-export const monthName = (month: number) => MONTHS[month - 1]!
-export const shortMonth = (month: number) => MONTHS[month - 1]!.slice(0, 3)
-
-/** "Mon 3 Mar" */
-export const shortDate = (date: string): string => {
-  const [y, m, d] = date.split("-").map(Number)
-  const weekday = WEEKDAYS[new Date(Date.UTC(y!, m! - 1, d!)).getUTCDay()]!
-  return `${weekday} ${d} ${shortMonth(m!)}`
+const monthFormats = new Map<string, Intl.DateTimeFormat>()
+const monthFormat = (month: "long" | "short") => {
+  const key = `${lang()}:${month}`
+  let f = monthFormats.get(key)
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat(lang(), { month, timeZone: "UTC" })
+    monthFormats.set(key, f)
+  }
+  return f
 }
 
+export const monthName = (month: number) => (english() ? MONTHS[month - 1]! : monthFormat("long").format(Date.UTC(2001, month - 1, 15)))
+export const shortMonth = (month: number) => (english() ? MONTHS[month - 1]!.slice(0, 3) : monthFormat("short").format(Date.UTC(2001, month - 1, 15)))
+
+const shortDates = new Map<string, Intl.DateTimeFormat>()
+/** "Mon 3 Mar", "Mo., 3. März"… */
+export const shortDate = (date: string): string => {
+  const [y, m, d] = date.split("-").map(Number)
+  if (english()) {
+    const weekday = WEEKDAYS[new Date(Date.UTC(y!, m! - 1, d!)).getUTCDay()]!
+    return `${weekday} ${d} ${shortMonth(m!)}`
+  }
+  let f = shortDates.get(lang())
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat(lang(), { weekday: "short", day: "numeric", month: "short", timeZone: "UTC" })
+    shortDates.set(lang(), f)
+  }
+  return f.format(Date.UTC(y!, m! - 1, d!))
+}
+
+const dayMonths = new Map<string, Intl.DateTimeFormat>()
+/** "3 Mar", "3. März", "3月3日"… */
+export const dayAndMonth = (date: string): string => {
+  const [y, m, d] = date.split("-").map(Number)
+  if (english()) return `${d} ${shortMonth(m!)}`
+  let f = dayMonths.get(lang())
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat(lang(), { day: "numeric", month: "short", timeZone: "UTC" })
+    dayMonths.set(lang(), f)
+  }
+  return f.format(Date.UTC(y!, m! - 1, d!))
+}
+
+const weekdays = new Map<string, Intl.DateTimeFormat>()
 export const weekday = (date: string): string => {
   const [y, m, d] = date.split("-").map(Number)
-  return WEEKDAYS[new Date(Date.UTC(y!, m! - 1, d!)).getUTCDay()]!
+  if (english()) return WEEKDAYS[new Date(Date.UTC(y!, m! - 1, d!)).getUTCDay()]!
+  let f = weekdays.get(lang())
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat(lang(), { weekday: "short", timeZone: "UTC" })
+    weekdays.set(lang(), f)
+  }
+  return f.format(Date.UTC(y!, m! - 1, d!))
 }
 
 /** "When" for a headline: today, tomorrow, or the date. */
 export const whenWords = (date: string, today: string): string => {
   const diff = dayNumber(date) - dayNumber(today)
-  if (diff === 0) return "Today's"
-  if (diff === 1) return "Tomorrow's"
-  if (diff === -1) return "Yesterday's"
-  return `The ${longDate(date)}`
+  if (diff === 0) return w("when.today")
+  if (diff === 1) return w("when.tomorrow")
+  if (diff === -1) return w("when.yesterday")
+  return w("when.the-date", { date: longDate(date) })
 }
 
 /**
@@ -124,21 +225,23 @@ export const whenWords = (date: string, today: string): string => {
  */
 export const verdict = (grades: Readonly<Record<Variable, Grade>>, day?: string, bounds?: Partial<Record<Variable, SampleBounds>>): string => {
   const top = mostUnusual(grades, bounds)
-  const when = day === undefined ? "Today" : longDate(day)
-  const whose = (noun: string) => (day === undefined ? `Today's ${noun}` : `The ${noun} on ${longDate(day)}`)
-  if (top === null) return `${when} cannot be graded here${day === undefined ? " yet" : ""}.`
+  const values = { date: day === undefined ? "" : longDate(day) }
+  const today = day === undefined
+  if (top === null) return w(today ? "verdict.ungraded.today" : "verdict.ungraded.day", values)
   const g = grades[top]
   const label = shownLabel(top, g, bounds?.[top])!
-  if (label === "near-normal") return `${when} is an ordinary day here for the time of year.`
+  if (label === "near-normal") return w(today ? "verdict.ordinary.today" : "verdict.ordinary.day", values)
+  const noun = VARIABLE_NOUN[top]
   if (label === "record-high" || label === "record-low") {
-    return `${whose(VARIABLE_NOUN[top])} is a ${label === "record-high" ? "record high" : "record low"} for the time of year.`
+    const record = w(label === "record-high" ? "verdict.record-high" : "verdict.record-low")
+    return w(today ? "verdict.label.today" : "verdict.label.day", { ...values, noun, label: record })
   }
-  return `${whose(VARIABLE_NOUN[top])} is ${labelWords(top, label)} for the time of year.`
+  return w(today ? "verdict.label.today" : "verdict.label.day", { ...values, noun, label: labelWords(top, label) })
 }
 
 export const SITE_NAME = "Climate grade"
 /** The main page's own title (its HTML's), for the welcome page. */
-export const WELCOME_TITLE = "Climate grade — how unusual is today's weather?"
+export const welcomeTitle = (): string => Messages.t(lang(), "site.title")
 
 /** The place as the page names it: the name picked in the search, else the cell's label, else its coordinates. */
 export const placeName = (cell: { readonly lat: number; readonly lon: number; readonly label: string | null }, name: string | null): string =>
@@ -154,24 +257,25 @@ export const placeTitle = (
   day: { readonly date: string; readonly isToday: boolean; readonly grades: Readonly<Record<Variable, Grade>> | null } | null,
   units: Units
 ): string => {
-  if (day === null || day.grades === null) return `${place} — ${SITE_NAME}`
-  if (!day.isToday) return `${place}, ${longDate(day.date)} — ${SITE_NAME}`
+  if (day === null || day.grades === null) return w("title.place", { place, site: SITE_NAME })
+  if (!day.isToday) return w("title.day", { place, date: longDate(day.date), site: SITE_NAME })
   const top = mostUnusual(day.grades)
   const g = top === null ? null : day.grades[top]
   const label = top === null || g === null ? null : shownLabel(top, g)
   const words =
     top === null || g === null || label === null
-      ? "today's weather against its history"
+      ? Messages.t(lang(), "head.nothing")
       : label === "near-normal"
-        ? "an ordinary day for the time of year"
-        : `${VARIABLE_NOUN[top]} ${formatValue(g.value, g.unit, units)}, ${labelWords(top, label)}`
-  return `${place} today: ${words} — ${SITE_NAME}`
+        ? Messages.t(lang(), "head.ordinary")
+        : Messages.t(lang(), "head.verdict", { noun: VARIABLE_NOUN[top], value: formatValue(g.value, g.unit, units), label: labelWords(top, label) })
+  // The words of the server's head for this address (the core's messages), so tab and preview agree.
+  return Messages.t(lang(), "head.title", { headline: Messages.t(lang(), "head.today", { place, verdict: words }), site: SITE_NAME })
 }
 
 /** "Today's", "Yesterday's", or "On Sun 22 November 2026 the": a headline's subject for the day shown. */
 export const dayWhen = (date: string, today: string): string => {
   const diff = dayNumber(date) - dayNumber(today)
-  return diff === 0 ? "Today's" : diff === -1 ? "Yesterday's" : `On ${longDate(date)} the`
+  return diff === 0 ? w("when.today") : diff === -1 ? w("when.yesterday") : w("when.on-date", { date: longDate(date) })
 }
 
 /** Each variable's sample bounds from a day view of `date` (its climatology), for the words of ties. */
@@ -204,5 +308,6 @@ export const formatStamp = (ms: number, timeZone?: string): string => {
     timeZoneName: "short"
   }).formatToParts(ms)
   const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? ""
+  // The date as the page writes dates in its language; the time in figures on a 24-hour clock.
   return `${longDate(`${get("year")}-${get("month")}-${get("day")}`)}, ${get("hour")}:${get("minute")} ${get("timeZoneName")}`
 }

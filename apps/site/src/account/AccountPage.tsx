@@ -8,9 +8,11 @@
 import { useEffect, useState } from "preact/hooks"
 import { defaultUnits } from "../address.js"
 import { api, getJson, goSignIn } from "../api.js"
+import { around, w } from "../i18n/index.js"
 import { plainDetail, waitWords } from "../refusal.js"
 import { forgetStoredPages } from "../serviceWorker.js"
 import { forgetPersonal, rememberSignedIn, storedUnits } from "../storage.js"
+import { LanguagePicker } from "../components/LanguagePicker.js"
 import { outcomeMessage, outcomeOf } from "./outcome.js"
 import { returnOf } from "./ReturnLink.js"
 import { Watches } from "./Watches.js"
@@ -37,7 +39,7 @@ export interface Me {
 type Session = { readonly tag: "checking" } | { readonly tag: "visitor" } | { readonly tag: "user"; readonly me: Me } | { readonly tag: "failed" }
 
 const labelOf = (providers: ReadonlyArray<Provider> | null, name: string) =>
-  providers?.find((p) => p.name === name)?.label ?? (name === "chat" ? "Chat" : name === "idp" ? "Identity provider" : name)
+  providers?.find((p) => p.name === name)?.label ?? (name === "chat" ? "Chat" : name === "idp" ? w("account.idp") : name)
 
 const post = (path: string, body?: unknown) =>
   getJson<unknown>(path, {
@@ -83,32 +85,32 @@ export const SignIn = ({ providers, onSignedIn }: { providers: ReadonlyArray<Pro
         onSignedIn()
       } else if (answer.detail === "LOGIN_BAD_CREDENTIALS") {
         // The API's answer stays the contract's code; the page says what it means.
-        setError("That e-mail and password do not match an account that can sign in with a password.")
+        setError(w("signin.bad"))
       } else if (answer.status === 429) {
-        const wait = answer.retryAfter === null ? "a while" : waitWords(answer.retryAfter)
-        setError(`${plainDetail(answer.detail) ?? "Too many attempts to sign in."} Try again in ${wait}.`)
+        const wait = answer.retryAfter === null ? w("signin.a-while") : waitWords(answer.retryAfter)
+        setError(`${plainDetail(answer.detail) ?? w("signin.too-many")} ${w("signin.try-in", { wait })}`)
       } else {
-        setError(plainDetail(answer.detail) ?? "Signing in failed. Try again later.")
+        setError(plainDetail(answer.detail) ?? w("signin.failed"))
       }
     } catch {
-      setError("The service could not be reached. Check the connection and try again.")
+      setError(w("unreachable"))
     } finally {
       setBusy(false)
     }
   }
   return (
     <section class="panel" aria-labelledby="signin-title">
-      <h2 id="signin-title">Sign in</h2>
+      <h2 id="signin-title">{w("signin.title")}</h2>
       {providers === null ? (
-        <p class="muted">Loading the ways to sign in…</p>
+        <p class="muted">{w("signin.loading")}</p>
       ) : enabled.length === 0 ? (
-        <p class="muted">No sign-in provider is set up on this service.</p>
+        <p class="muted">{w("signin.no-provider")}</p>
       ) : (
         <div class="providers">
           {enabled.map((p) => (
             <a key={p.name} class="button primary" href={api(`oauth/${p.name}/login/start`)}
               onClick={goSignIn(`oauth/${p.name}/login/start`, unitsInUse)}>
-              Sign in with {p.label}
+              {w("signin.with", { provider: p.label })}
             </a>
           ))}
         </div>
@@ -116,16 +118,16 @@ export const SignIn = ({ providers, onSignedIn }: { providers: ReadonlyArray<Pro
       {/* The password login is for accounts the service's operator made (its command line); most
           people sign in with a provider above, so it comes second and says whom it is for. */}
       <h3 class="or">
-        {enabled.length === 0 ? "With a password" : "Or with a password"}
+        {enabled.length === 0 ? w("signin.password") : w("signin.or-password")}
       </h3>
-      <p class="muted small">For accounts made by whoever runs this service.</p>
+      <p class="muted small">{w("signin.password-for")}</p>
       <form class="login-form" onSubmit={submit}>
         <label>
-          E-mail
+          {w("signin.email")}
           <input type="email" autocomplete="username" required value={email} onInput={(e) => setEmail((e.currentTarget as HTMLInputElement).value)} />
         </label>
         <label>
-          Password
+          {w("signin.password-field")}
           <input
             type="password"
             autocomplete="current-password"
@@ -136,7 +138,7 @@ export const SignIn = ({ providers, onSignedIn }: { providers: ReadonlyArray<Pro
         </label>
         <div>
           <button type="submit" class="button" disabled={busy}>
-            Sign in with e-mail
+            {w("signin.email-button")}
           </button>
         </div>
         <p class="error-text" role="alert">
@@ -157,25 +159,23 @@ export const Identities = ({ me, providers, onChange }: { me: Me; providers: Rea
     try {
       const answer = await post(`oauth/${name}/unlink`)
       if (answer.status === 204) {
-        setMessage(`${label} is unlinked.`)
+        setMessage(w("links.unlinked", { provider: label }))
         onChange()
       } else if (answer.status === 409) {
-        setMessage(
-          `${label} cannot be unlinked: it is the only way into this account, which has no password. Link another provider first.`
-        )
+        setMessage(w("links.only-way", { provider: label }))
       } else if (answer.status === 401) {
-        setMessage("You are no longer signed in.")
+        setMessage(w("account.signed-out-elsewhere"))
         onChange()
       } else {
-        setMessage(plainDetail(answer.detail) ?? `Unlinking ${label} failed. Try again later.`)
+        setMessage(plainDetail(answer.detail) ?? w("links.unlink-failed", { provider: label }))
       }
     } catch {
-      setMessage("The service could not be reached. Check the connection and try again.")
+      setMessage(w("unreachable"))
     }
   }
   return (
     <section class="panel" aria-labelledby="identities-title">
-      <h2 id="identities-title">Linked accounts</h2>
+      <h2 id="identities-title">{w("links.title")}</h2>
       <ul class="identities">
         {[...names, ...linkedOnly].map((name) => {
           const label = labelOf(providers, name)
@@ -186,18 +186,17 @@ export const Identities = ({ me, providers, onChange }: { me: Me; providers: Rea
               <span>
                 <strong>{label}</strong>{" "}
                 <span class="muted">
-                  {link !== undefined ? `linked${link.email === null ? "" : ` as ${link.email}`}` : "not linked"}
+                  {link !== undefined ? (link.email === null ? w("links.linked") : w("links.linked-as", { email: link.email })) : w("links.not-linked")}
                 </span>
               </span>
               {link !== undefined ? (
                 <button type="button" class="button" onClick={() => unlink(name, label)}>
-                  Unlink {label}
+                  {w("links.unlink", { provider: label })}
                 </button>
               ) : enabled ? (
-                // biome-ignore lint/a11y/noAmbiguousAnchorText: the name is "Link {LABEL}" (the provider's label), not a bare "link"
                 <a class="button" href={api(`oauth/${name}/link/start`)}
                   onClick={goSignIn(`oauth/${name}/link/start`, unitsInUse)}>
-                  Link {label}
+                  {w("links.link", { provider: label })}
                 </a>
               ) : null}
             </li>
@@ -222,24 +221,24 @@ export const DirectMessages = ({ me, chatLabel, onChange }: { me: Me; chatLabel:
       const answer = await post("chat/dm", { enabled })
       const body = answer.body as { chat_dm?: unknown } | null
       if (answer.status === 200 && typeof body?.chat_dm === "boolean") onChange({ ...me, chat_dm: body.chat_dm })
-      else setError(plainDetail(answer.detail) ?? "The switch could not be changed. Try again later.")
+      else setError(plainDetail(answer.detail) ?? w("dm.failed"))
     } catch {
-      setError("The service could not be reached. Check the connection and try again.")
+      setError(w("unreachable"))
     } finally {
       setBusy(false)
     }
   }
   return (
     <section class="panel" aria-labelledby="dm-title">
-      <h2 id="dm-title">Messages</h2>
+      <h2 id="dm-title">{w("dm.title")}</h2>
       <label class="switch">
         <input type="checkbox" role="switch" aria-checked={me.chat_dm} checked={me.chat_dm} disabled={busy} onChange={(e) => toggle((e.currentTarget as HTMLInputElement).checked)} />
-        Direct messages
+        {w("dm.switch")}
       </label>
       <p class="muted">
         {me.chat_dm
-          ? `On: alerts for the places you watch are sent to you as direct messages on ${chatLabel}.`
-          : `Off: nothing is sent to you on ${chatLabel}.`}
+          ? w("dm.on", { chat: chatLabel })
+          : w("dm.off", { chat: chatLabel })}
       </p>
       <p class="error-text" role="alert">
         {error}
@@ -280,7 +279,7 @@ export const AccountPage = () => {
       await post("auth/logout")
     } finally {
       forgetPersonal()
-      setNotice("You are signed out.")
+      setNotice(w("account.signed-out"))
       setSession({ tag: "visitor" })
     }
   }
@@ -290,19 +289,22 @@ export const AccountPage = () => {
       <header class="top">
         <a class="brand" href="./">
           <span class="logo" aria-hidden="true" />
-          <span class="brand-name">Climate grade</span>
+          <span class="brand-name">{w("brand")}</span>
         </a>
-        <a href={back?.path ?? "./"}>Back to the grades</a>
+        <div class="top-controls">
+          <LanguagePicker />
+          <a href={back?.path ?? "./"}>{w("account.back")}</a>
+        </div>
       </header>
       <main class="account">
-        <h1>Account and alerts</h1>
+        <h1>{w("foot.account")}</h1>
         <Outcome providers={providers} />
         {back !== null && (
           <p class="return-to">
             <a class="button primary" href={back.path}>
-              Back to {back.place}
+              {w("account.back-to", { place: back.place })}
             </a>{" "}
-            <span class="muted">{session.tag === "user" ? "to watch it" : "once you are signed in, to watch it"}</span>
+            <span class="muted">{session.tag === "user" ? w("account.to-watch") : w("account.to-watch.signed-out")}</span>
           </p>
         )}
         {notice !== null && (
@@ -310,8 +312,8 @@ export const AccountPage = () => {
             {notice}
           </p>
         )}
-        {session.tag === "checking" && <p class="muted">Checking whether you are signed in…</p>}
-        {session.tag === "failed" && <p class="error-text">The service could not be reached. Reload the page to try again.</p>}
+        {session.tag === "checking" && <p class="muted">{w("account.checking")}</p>}
+        {session.tag === "failed" && <p class="error-text">{w("account.unreachable")}</p>}
         {session.tag === "visitor" && (
           <SignIn
             providers={providers}
@@ -324,12 +326,14 @@ export const AccountPage = () => {
         {session.tag === "user" && (
           <>
             <section class="panel" aria-labelledby="me-title">
-              <h2 id="me-title">Signed in</h2>
+              <h2 id="me-title">{w("account.signed-in")}</h2>
               <p>
-                You are signed in as <strong>{session.me.email}</strong>.
+                {around("account.signed-in-as", "email")[0]}
+                <strong>{session.me.email}</strong>
+                {around("account.signed-in-as", "email")[1]}
               </p>
               <button type="button" class="button" onClick={signOut}>
-                Sign out
+                {w("account.sign-out")}
               </button>
             </section>
             <Identities me={session.me} providers={providers} onChange={() => void refresh()} />
@@ -344,7 +348,7 @@ export const AccountPage = () => {
               onDeleted={() => {
                 forgetPersonal()
                 void forgetStoredPages()
-                setNotice("Your account is deleted, with everything of it. You are signed out.")
+                setNotice(w("account.deleted"))
                 setSession({ tag: "visitor" })
               }}
               onSignedOut={() => void refresh()}

@@ -5,6 +5,7 @@
  */
 import { useRef, useState } from "preact/hooks"
 import { api, getJson } from "../api.js"
+import { around, w } from "../i18n/index.js"
 import { plainDetail } from "../refusal.js"
 
 export const YourData = ({ email, onDeleted, onSignedOut }: { email: string; onDeleted: () => void; onSignedOut: () => void }) => {
@@ -28,47 +29,45 @@ export const YourData = ({ email, onDeleted, onSignedOut }: { email: string; onD
         close()
         onSignedOut()
       } else {
-        setError(plainDetail(answer.detail) ?? "The account could not be deleted. Try again later.")
+        setError(plainDetail(answer.detail) ?? w("data.delete-failed"))
       }
     } catch {
-      setError("The service could not be reached. Check the connection and try again.")
+      setError(w("unreachable"))
     } finally {
       setBusy(false)
     }
   }
   return (
     <section class="panel" aria-labelledby="data-title">
-      <h2 id="data-title">Your data</h2>
-      <p class="muted">
-        A file of everything this service holds about you: the account, linked identities, watched places, alerts and
-        messages. It holds no password and no sign-in token.
-      </p>
+      <h2 id="data-title">{w("data.title")}</h2>
+      <p class="muted">{w("data.what")}</p>
       <p>
         <a class="button" href={api("users/me/export")} download="climate-grade-account.json">
-          Download your data
+          {w("data.download")}
         </a>
       </p>
-      <p class="muted">Deleting the account removes it and everything of it, and signs you out everywhere.</p>
+      <p class="muted">{w("data.delete-what")}</p>
       <p>
         <button type="button" class="button danger" onClick={open}>
-          Delete account…
+          {w("data.delete")}
         </button>
       </p>
       <dialog ref={dialog} class="confirm" aria-labelledby="delete-title" aria-describedby="delete-what">
-        <h2 id="delete-title">Delete this account?</h2>
+        <h2 id="delete-title">{w("data.confirm.title")}</h2>
         <p id="delete-what">
-          The account <strong>{email}</strong>, its linked identities, watched places, alerts and unsent messages are deleted
-          for good, and every session ends. This cannot be undone.
+          {around("data.confirm.what", "email")[0]}
+          <strong>{email}</strong>
+          {around("data.confirm.what", "email")[1]}
         </p>
         <p class="error-text" role="alert">
           {error}
         </p>
         <div class="actions">
           <button type="button" class="button" autofocus onClick={close}>
-            Cancel
+            {w("data.cancel")}
           </button>
           <button type="button" class="button danger" disabled={busy} onClick={remove}>
-            Delete my account
+            {w("data.confirm")}
           </button>
         </div>
       </dialog>

@@ -194,7 +194,8 @@ export const CalendarHeatmap = ({
   const sel = selected !== null && selected >= start && selected <= end ? box(selected) : null
   const { row: focusRow, column: focusColumn } = place(focus)
   return (
-    <div class="calendar-wrap">
+    // Weeks run left to right in time in every language.
+    <div class="calendar-wrap" dir="ltr">
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: the grid beside the drawing is the keyboard's way in */}
       {/* biome-ignore lint/a11y/noStaticElementInteractions: a click on the drawing opens the day under it */}
       <div

@@ -8,6 +8,7 @@ import { useSignal } from "@preact/signals"
 import { useEffect } from "preact/hooks"
 import { dataClient, describeError, type Result } from "../data.js"
 import type { Cell, TrendPayload, Units } from "../payloads.js"
+import { w } from "../i18n/index.js"
 import { periodTexts } from "../trend.js"
 import { Section } from "./Section.js"
 import { WarmingStripes } from "./WarmingStripes.js"
@@ -38,12 +39,12 @@ export const ClimateContext = ({ cell, units }: { cell: Cell; units: Units }) =>
   return (
     <Section
       id="trend"
-      title="This month, season and year"
-      intro="How the days so far compare with the same days of every earlier year in this place's record."
+      title={w("context.title")}
+      intro={w("context.intro")}
     >
       <div aria-live="polite" aria-busy={data === null && failure.value === null}>
-        {data === null && failure.value === null && <p class="muted">Loading the place's years of record…</p>}
-        {failure.value !== null && <p class="error-text">The record's years could not be loaded: {failure.value}</p>}
+        {data === null && failure.value === null && <p class="muted">{w("context.loading")}</p>}
+        {failure.value !== null && <p class="error-text">{w("context.failed", { why: failure.value })}</p>}
       </div>
       {data !== null && (
         <>

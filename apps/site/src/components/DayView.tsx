@@ -74,7 +74,7 @@ const BandChart = ({ variable, grade, units }: { variable: Variable; grade: DayG
   const anchor = (px: number) => (px < width * 0.2 ? "start" : px > width * 0.8 ? "end" : "middle")
   return (
     <div ref={ref} class="band">
-      <svg width={width} height={height} role="img" aria-label={describe(variable, grade, units)} class="band-svg">
+      <svg width={width} height={height} role="img" aria-label={describe(variable, grade, units)} class="band-svg" dir="ltr">
         {c.min.value !== null && c.max.value !== null && (
           <g class="band-record">
             <line x1={x(c.min.value)} x2={x(c.max.value)} y1={TRACK_Y} y2={TRACK_Y} stroke="#8a8a85" stroke-width={2} />

@@ -8,6 +8,7 @@ import { useSignal } from "@preact/signals"
 import { useEffect, useState } from "preact/hooks"
 import { lazy } from "../lazy.js"
 import { longDate, sinceYearOf, VARIABLE_NAME, VARIABLES } from "../format.js"
+import { w } from "../i18n/index.js"
 import type { Variable } from "../payloads.js"
 import { address, baseDay, dayFailure, dayLoading, go, pickDate, place, shownDay, today, units } from "../state.js"
 import { DayView } from "./DayView.js"
@@ -41,7 +42,7 @@ const DatePicker = ({ selected, min, max }: { selected: string | null; min: stri
   return (
     <form class="datepicker" onSubmit={submit}>
       <label>
-        Show another day
+        {w("day.another")}
         <input
           type="date"
           min={min}
@@ -53,12 +54,12 @@ const DatePicker = ({ selected, min, max }: { selected: string | null; min: stri
         />
       </label>
       <button type="submit" class="button">
-        Open day
+        {w("day.open")}
       </button>
       {selected !== null && baseDay.value !== null && selected !== baseDay.value && (
         <button type="button" class="button" onClick={() => go({ date: null })}>
           {/* Without date= the page shows the stored day view: today's unless the copy is older. */}
-          {baseDay.value === today.value ? "Back to today" : `Back to ${longDate(baseDay.value)}`}
+          {baseDay.value === today.value ? w("day.back-today") : w("day.back-to", { date: longDate(baseDay.value) })}
         </button>
       )}
     </form>
@@ -98,8 +99,8 @@ export const Details = () => {
       {p.forecast !== null && (
         <Section
           id="forecast"
-          title="The next 16 days"
-          intro="Each value on the colour of its grade against the same dates in other years. Choose a day to see it in detail."
+          title={w("forecast.title")}
+          intro={w("forecast.intro")}
         >
           <ForecastStrip forecast={p.forecast.data} units={u} selected={selected} today={today.value} onPick={pickDate} />
           <Legend variable="tmax" records={false} />
@@ -107,10 +108,10 @@ export const Details = () => {
         </Section>
       )}
       {shown >= 2 && (
-        <Section id="day" title={day === null ? "The day" : `The day: ${longDate(day.data.date)}`}>
+        <Section id="day" title={day === null ? w("day.title") : w("day.title.date", { date: longDate(day.data.date) })}>
           <div aria-live="polite" aria-busy={dayLoading.value}>
-            {dayLoading.value && <p class="muted">Loading {address.value.date}…</p>}
-            {dayFailure.value !== null && <p class="error-text">That day could not be loaded: {dayFailure.value}</p>}
+            {dayLoading.value && <p class="muted">{w("day.loading", { date: address.value.date ?? "" })}</p>}
+            {dayFailure.value !== null && <p class="error-text">{w("day.failed", { why: dayFailure.value })}</p>}
           </div>
           {day !== null && <DayView day={day.data} units={u} />}
           <DatePicker
@@ -124,11 +125,11 @@ export const Details = () => {
       {shown >= 3 && (
         <Section
           id="calendar"
-          title="The last two years"
-          intro="Every day since two years ago, coloured by how it ranked among the same dates in other years. Choose a day to open it."
+          title={w("calendar.title")}
+          intro={w("calendar.intro")}
         >
           <fieldset class="toggle">
-            <legend class="sr-only">Show in the calendar</legend>
+            <legend class="sr-only">{w("calendar.show")}</legend>
             {VARIABLES.map((v) => (
               <label key={v} class={calendarVariable.value === v ? "is-on" : ""}>
                 <input
@@ -158,7 +159,7 @@ export const Details = () => {
       {shown >= 4 && <ClimateContext cell={p.cell} units={u} />}
       {shown >= 4 && <Spells cell={p.cell} today={today.value} />}
       {shown >= 4 && (
-        <Section id="about" title="About these numbers">
+        <Section id="about" title={w("about.title")}>
           <Provenance
             cell={p.cell}
             recordEnd={p.calendar.data.end}

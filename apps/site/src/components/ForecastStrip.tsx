@@ -4,7 +4,8 @@
  * Choosing a day opens it in the day view.
  */
 import { inkOn, labelColor, NO_DATA } from "../colors.js"
-import { formatNumber, formatPercentile, formatValue, labelWords, shortDate, VARIABLE_NAME, VARIABLES, weekday } from "../format.js"
+import { dayAndMonth, formatNumber, formatPercentile, formatValue, labelWords, VARIABLE_NAME, VARIABLES, weekday } from "../format.js"
+import { w } from "../i18n/index.js"
 import type { ForecastPayload, Grade, Units, Variable } from "../payloads.js"
 
 type Band = ForecastPayload["days"][number]["normal"]["tmax"]
@@ -21,9 +22,9 @@ const Value = ({ variable, grade, units, normal }: { variable: Variable; grade: 
   const name =
     `${VARIABLE_NAME[variable]} ${formatValue(grade.value, grade.unit, units)}` +
     (grade.percentile === null || grade.label === null
-      ? ", no percentile"
-      : `, percentile ${formatPercentile(grade.percentile)}, ${labelWords(variable, grade.label)}`) +
-    (range === null ? "" : `, normal ${range}`)
+      ? w("fc.no-percentile")
+      : w("fc.percentile", { p: formatPercentile(grade.percentile), label: labelWords(variable, grade.label) })) +
+    (range === null ? "" : w("fc.normal", { range }))
   return (
     <span
       class={`fc-value fc-${variable}`}
@@ -72,8 +73,8 @@ export const ForecastStrip = ({
             aria-pressed={day.date === selected}
             onClick={() => onPick(day.date)}
           >
-            <span class="fc-weekday">{day.date === today ? "Today" : weekday(day.date)}</span>{" "}
-            <span class="fc-daynum">{shortDate(day.date).slice(4)}</span>
+            <span class="fc-weekday">{day.date === today ? w("fc.today") : weekday(day.date)}</span>{" "}
+            <span class="fc-daynum">{dayAndMonth(day.date)}</span>
           </button>
           {VARIABLES.map((v) => (
             <Value key={v} variable={v} grade={day[v]} units={units} normal={day.normal?.[v]} />

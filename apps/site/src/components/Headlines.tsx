@@ -5,7 +5,8 @@
 import { inkOn, labelColor } from "../colors.js"
 import type { SampleBounds } from "@climate-grade/core/grading/Ties"
 import { shownLabel } from "@climate-grade/core/grading/Ties"
-import { boundsOf, formatValue, headline, labelWords, ordinal, VARIABLE_NAME, VARIABLES } from "../format.js"
+import { boundsOf, formatValue, headline, labelWords, percentileText, VARIABLE_NAME, VARIABLES } from "../format.js"
+import { w } from "../i18n/index.js"
 import type { DayPayload, Grade, Units, Variable } from "../payloads.js"
 import { PercentileBar } from "./PercentileBar.js"
 
@@ -55,9 +56,9 @@ const Card = ({
         )}
       </p>
       {grade.percentile !== null ? (
-        <p class="grade-percentile">{ordinal(grade.percentile)} percentile</p>
+        <p class="grade-percentile">{percentileText(grade.percentile)}</p>
       ) : (
-        <p class="grade-percentile muted">no percentile (n = {grade.n})</p>
+        <p class="grade-percentile muted">{w("percentile.none", { n: grade.n })}</p>
       )}
       <PercentileBar variable={variable} percentile={grade.percentile} />
       <p class="grade-sentence">{headline({ variable, grade, units, sinceYear, previous, when, bounds })}</p>
@@ -68,10 +69,7 @@ const Card = ({
 export const Headlines = ({ grades, date, when, day, units, sinceYear }: HeadlinesProps) => {
   if (grades === null) {
     return (
-      <p class="notice">
-        Today's forecast is not available right now, so today cannot be graded. The calendar and the day view below
-        still show the record.
-      </p>
+      <p class="notice">{w("today.no-forecast")}</p>
     )
   }
   return (

@@ -4,15 +4,17 @@
  */
 import { Percentile } from "@climate-grade/core/rules"
 import { labelColor } from "../colors.js"
-import { ordinal } from "../format.js"
+import { percentileText } from "../format.js"
+import { w } from "../i18n/index.js"
 import type { Variable } from "../payloads.js"
 
 const BANDS = Percentile.BANDS
 
 export const PercentileBar = ({ variable, percentile }: { variable: Variable; percentile: number | null }) => {
-  const name = percentile === null ? "no percentile" : `${ordinal(percentile)} percentile`
+  const name = percentile === null ? w("percentile.no") : percentileText(percentile)
   return (
-    <div class="pbar">
+    // A scale from 0 to 100, read left to right in every language (its marker is placed by `left`).
+    <div class="pbar" dir="ltr">
       <svg class="pbar-svg" role="img" aria-label={name} viewBox="0 0 100 14" preserveAspectRatio="none">
         {BANDS.map(([from, to, label]) => (
           <rect key={label} x={from} y={3} width={to - from} height={8} fill={labelColor(variable, label)} />

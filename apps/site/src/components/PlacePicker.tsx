@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks"
 import { fitName } from "../address.js"
 import { getJson } from "../api.js"
 import { formatCoordinates } from "../format.js"
+import { w } from "../i18n/index.js"
 import type { Failure } from "../refusal.js"
 import type { RecentPlace } from "../storage.js"
 
@@ -17,7 +18,7 @@ const failureWords = (failure: Failure) =>
   import("../refusal.js").then(
     (m) => m.searchFailureWords(failure),
     // The words' chunk did not come either: the network is gone.
-    () => "The place search could not be reached. Check the connection, or pick the place on the map."
+    () => w("search.unreachable")
   )
 
 /** What a pick hands the page: the coordinates and, from the search or a named link, the name picked. */
@@ -89,7 +90,7 @@ export const SearchBox = ({
     event.preventDefault()
     const text = q.trim()
     if (text === "") {
-      setState({ tag: "failed", message: "Type a place name first, e.g. Lisbon." })
+      setState({ tag: "failed", message: w("search.empty") })
       return
     }
     // Coordinates need no geocoder: "48.85 2.35", "48,85 2,35", "48.85°N 2.35°E".
@@ -123,7 +124,7 @@ export const SearchBox = ({
     <div class="search">
       <form class="search-form" ref={form} onSubmit={submit}>
         <label for="place-q" class="search-label">
-          Place
+          {w("search.label")}
         </label>
         <div class="search-row">
           <input
@@ -132,27 +133,27 @@ export const SearchBox = ({
             type="search"
             autocomplete="off"
             maxLength={200}
-            placeholder="a place, or coordinates"
+            placeholder={w("search.placeholder")}
             value={q}
             onInput={(e) => setQ((e.currentTarget as HTMLInputElement).value)}
           />
           <button type="submit" class="button primary">
-            Search
+            {w("search.button")}
           </button>
         </div>
       </form>
       <div class="search-status" aria-live="polite">
-        {state.tag === "searching" && <p class="muted">Searching for “{state.q}”…</p>}
+        {state.tag === "searching" && <p class="muted">{w("search.searching", { q: state.q })}</p>}
         {state.tag === "failed" && <p class="error-text">{state.message}</p>}
         {state.tag === "found" && state.places.length === 0 && (
-          <p class="muted">No place found for “{state.q}”. Try another spelling, or pick it on the map.</p>
+          <p class="muted">{w("search.none", { q: state.q })}</p>
         )}
         {state.tag === "found" && state.places.length > 0 && (
           <>
             <p class="muted small search-summary" ref={summary} tabIndex={-1}>
-              {state.places.length} {state.places.length === 1 ? "place" : "places"} found for “{state.q}”:
+              {w(state.places.length === 1 ? "search.found.one" : "search.found", { n: state.places.length, q: state.q })}
             </p>
-            <ul class="search-results" aria-label="Search results">
+            <ul class="search-results" aria-label={w("search.results")}>
               {state.places.map((p) => (
                 <li key={`${p.lat},${p.lon},${p.label}`}>
                   <PlaceLink
@@ -179,11 +180,11 @@ export const LocateButton = ({ onPick }: { onPick: OnPick }) => {
   const [busy, setBusy] = useState(false)
   const locate = () => {
     if (!("geolocation" in navigator)) {
-      setMessage("This browser cannot tell its location. Search for a place or pick it on the map.")
+      setMessage(w("locate.unsupported"))
       return
     }
     setBusy(true)
-    setMessage("Asking the browser for your location…")
+    setMessage(w("locate.asking"))
     navigator.geolocation.getCurrentPosition(
       (position) => {
         setBusy(false)
@@ -194,10 +195,10 @@ export const LocateButton = ({ onPick }: { onPick: OnPick }) => {
         setBusy(false)
         setMessage(
           error.code === error.PERMISSION_DENIED
-            ? "Location access was refused, so your place is unknown. Allow it in the browser's site settings, or search for a place or pick it on the map."
+            ? w("locate.refused")
             : error.code === error.TIMEOUT
-              ? "Finding your location took too long. Try again, or search for a place."
-              : "Your location could not be found. Search for a place or pick it on the map."
+              ? w("locate.timeout")
+              : w("locate.failed")
         )
       },
       { enableHighAccuracy: false, timeout: 15_000, maximumAge: 600_000 }
@@ -206,7 +207,7 @@ export const LocateButton = ({ onPick }: { onPick: OnPick }) => {
   return (
     <div class="locate">
       <button type="button" class="button" onClick={locate} disabled={busy}>
-        Use my location
+        {w("locate.button")}
       </button>
       <p class="locate-status" aria-live="polite">
         {message}
@@ -239,7 +240,7 @@ export const CoordinatesForm = ({ onPick }: { onPick: OnPick }) => {
     event.preventDefault()
     const read = await coordinates().then(
       (m) => m.readForm(lat, lon),
-      () => ({ tag: "invalid", message: "This page could not load what reads coordinates. Check the connection and try again." }) as const
+      () => ({ tag: "invalid", message: w("coords.unloaded") }) as const
     )
     if (read.tag !== "pair") {
       setError(read.tag === "invalid" ? read.message : null)
@@ -250,10 +251,10 @@ export const CoordinatesForm = ({ onPick }: { onPick: OnPick }) => {
   }
   return (
     <details class="coords">
-      <summary>Enter coordinates</summary>
+      <summary>{w("coords.summary")}</summary>
       <form class="coords-form" onSubmit={submit} noValidate>
         <label>
-          Latitude
+          {w("coords.lat")}
           <input
             inputMode="decimal"
             value={lat}
@@ -263,7 +264,7 @@ export const CoordinatesForm = ({ onPick }: { onPick: OnPick }) => {
           />
         </label>
         <label>
-          Longitude
+          {w("coords.lon")}
           <input
             inputMode="decimal"
             value={lon}
@@ -273,7 +274,7 @@ export const CoordinatesForm = ({ onPick }: { onPick: OnPick }) => {
           />
         </label>
         <button type="submit" class="button">
-          Show
+          {w("coords.show")}
         </button>
       </form>
       <p class="error-text" aria-live="polite">
@@ -293,8 +294,8 @@ export const RecentPlaces = ({
   onPick: OnPick
 }) =>
   places.length === 0 ? null : (
-    <nav class="recent" aria-label="Recent places">
-      <span class="recent-title">Recent:</span>
+    <nav class="recent" aria-label={w("recent.label")}>
+      <span class="recent-title">{w("recent.title")}</span>
       <ul>
         {places.map((p) => (
           <li key={`${p.lat},${p.lon}`}>

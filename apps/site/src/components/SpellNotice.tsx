@@ -6,6 +6,7 @@
  */
 import { useEffect } from "preact/hooks"
 import type { Cell } from "../payloads.js"
+import { w } from "../i18n/index.js"
 import { spellNotice } from "../spells.js"
 import { loadSpells, spells } from "../spellsData.js"
 
@@ -17,7 +18,7 @@ export const SpellNotice = ({ cell, today }: { cell: Cell; today: string | null 
   if (told === null) return null
   return (
     <p class={`notice spell-notice spell-${told.spell.kind}`} role="status">
-      <strong>{told.text}</strong> <a href="#spells">More about this place's spells</a>
+      <strong>{told.text}</strong> <a href="#spells">{w("spells.more")}</a>
     </p>
   )
 }

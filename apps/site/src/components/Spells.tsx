@@ -42,7 +42,7 @@ const Timeline = ({ data, today }: { data: SpellsPayload; today: string }) => {
   const years: Array<number> = []
   for (let y = Number(addDays(today, -730).slice(0, 4)) + 1; y <= Number(data.until.slice(0, 4)); y++) years.push(y)
   return (
-    <div ref={ref} class="spell-timeline">
+    <div ref={ref} class="spell-timeline" dir="ltr">
       <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} aria-hidden="true" focusable="false">
         {SPELL_KINDS.map((k, row) => (
           <g key={k}>

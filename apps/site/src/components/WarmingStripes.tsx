@@ -89,6 +89,7 @@ export const WarmingStripes = ({ trend, units }: { trend: TrendPayload; units: U
       <div
         ref={ref}
         class="stripes-area"
+        dir="ltr"
         style={{ height: `${height + POINTER}px` }}
         onPointerMove={(event) => setHovered(at(event))}
         onPointerLeave={() => setHovered(null)}
@@ -129,7 +130,7 @@ export const WarmingStripes = ({ trend, units }: { trend: TrendPayload; units: U
           onKeyDown={onKeyDown}
         />
       </div>
-      <div class="stripes-axis" aria-hidden="true">
+      <div class="stripes-axis" aria-hidden="true" dir="ltr">
         <span>{first}</span>
         <span>{last}</span>
       </div>

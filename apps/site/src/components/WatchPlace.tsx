@@ -8,6 +8,7 @@
 import { signal } from "@preact/signals"
 import { useEffect, useState } from "preact/hooks"
 import { getJson } from "../api.js"
+import { w } from "../i18n/index.js"
 import { plainDetail } from "../refusal.js"
 import { maybeSignedIn, rememberName, rememberSignedIn } from "../storage.js"
 import { SignInToWatch } from "./SignInToWatch.js"
@@ -109,7 +110,7 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon, name, accountHref }: Wa
 
   if (session.value === "visitor") return <SignInToWatch href={accountHref} />
   if (!signedIn) return null
-  if (watch === undefined) return <p class="watch-place muted">Checking your watched places…</p>
+  if (watch === undefined) return <p class="watch-place muted">{w("watch.checking")}</p>
 
   const submit = async (event: Event) => {
     event.preventDefault()
@@ -177,7 +178,7 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon, name, accountHref }: Wa
             ))}
           </fieldset>
           <button type="submit" class="button primary" disabled={busy}>
-            {watch === null ? "Watch this place" : "Save kinds"}
+            {watch === null ? w("watch.button") : w("watch.save")}
           </button>
         </form>
       ) : (
