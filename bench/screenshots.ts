@@ -5,6 +5,10 @@
  * Chromium; then, from `pnpm demo` itself (in a scratch directory), the demo's Sydney on a phone's
  * first screen, its inbox with the alert that watching its extreme place brings, and that place's
  * card (`card.png`).
+ *
+ * `pnpm screenshots languages` writes only the main page in other languages: Arabic and Japanese on a
+ * 375×812 phone's first screen, German at 1280×800 (`main-ar-375.png`, `main-ja-375.png`,
+ * `main-de-1280.png`).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -86,7 +90,30 @@ const program = Effect.gen(function* () {
   console.log("wrote docs/screenshots/demo-inbox.png and card.png")
 })
 
-Effect.runPromise(Effect.scoped(program)).catch((e) => {
+const languages = Effect.gen(function* () {
+  const { browser, url } = yield* siteServer
+  mkdirSync(out, { recursive: true })
+  for (const [lang, width, height] of [
+    ["ar", 375, 812],
+    ["ja", 375, 812],
+    ["de", 1280, 800]
+  ] as const) {
+    const { context, page } = yield* Effect.promise(() => Chromium.openPage(browser, { width }))
+    yield* Effect.promise(async () => {
+      await page.setViewportSize({ width, height })
+      await page.goto(url(`/?lat=47.61&lon=-122.33&lang=${lang}`))
+      await page.locator(".grade-card").nth(2).waitFor({ timeout: 60_000 })
+      // Charts and the map draw after the data; give them a moment to settle.
+      await page.waitForTimeout(1_500)
+      await page.evaluate(() => window.scrollTo(0, 0))
+      await page.screenshot({ path: join(out, `main-${lang}-${width}.png`) })
+      await context.close()
+    })
+    console.log(`wrote docs/screenshots/main-${lang}-${width}.png`)
+  }
+})
+
+Effect.runPromise(Effect.scoped(process.argv.includes("languages") ? languages : program)).catch((e) => {
   console.error(e)
   process.exit(1)
 })

@@ -26,6 +26,9 @@ const CATALOGS: Readonly<Record<Languages.Language, SiteCatalog>> = { en, de, fr
 /** The words of a message before its first placeholder ("Today, " of "Today, {date}"). */
 const lead = (message: string) => message.split("{")[0]!
 
+/** Each test loads a place and runs axe, in a browser on a machine that may be busy: generous. */
+const TIMEOUT = 120_000
+
 let counter = 0
 const freshPlace = () => {
   counter++
@@ -82,7 +85,8 @@ layer(siteWorld({}, { backend: backends[0]! }), { timeout: 180_000 })("the pages
           expect(yield* Effect.promise(() => page.locator(".language select").count())).toBe(1)
           expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
           expect(errors(log)).toEqual([])
-        })
+        }),
+        TIMEOUT
       )
     }
   })
@@ -112,7 +116,8 @@ layer(siteWorld({}, { backend: backends[0]! }), { timeout: 180_000 })("the pages
       expect(yield* Effect.promise(() => page.locator(".calendar-wrap").evaluate((e) => getComputedStyle(e).direction))).toBe("ltr")
       expect(yield* Effect.promise(() => page.locator(".stripes-area").evaluate((e) => getComputedStyle(e).direction))).toBe("ltr")
       expect(log.errors).toEqual([])
-    })
+    }),
+    TIMEOUT
   )
 
   it.scoped("the picker switches the language, keeps the place, and the choice lasts across a reload", () =>
@@ -156,7 +161,8 @@ layer(siteWorld({}, { backend: backends[0]! }), { timeout: 180_000 })("the pages
       })
       expect(yield* Effect.promise(() => text(page, "h1"))).toBe(en["foot.account"])
       expect(errors(log)).toEqual([])
-    })
+    }),
+    TIMEOUT
   )
 
   it.scoped("lang= beats Accept-Language, which beats English", () =>
@@ -177,7 +183,8 @@ layer(siteWorld({}, { backend: backends[0]! }), { timeout: 180_000 })("the pages
       })
       expect(yield* Effect.promise(() => htmlLang(page))).toEqual({ lang: "ja", dir: "ltr" })
       expect(yield* Effect.promise(() => text(page, ".finder-title"))).toBe(ja["finder.another"])
-    })
+    }),
+    TIMEOUT
   )
 
   it.effect("the HTML a plain fetch sees is in the asked language: lang, dir, title, the text without JavaScript, the words' preload", () =>
@@ -199,6 +206,7 @@ layer(siteWorld({}, { backend: backends[0]! }), { timeout: 180_000 })("the pages
       const account = yield* get("/alerts", "ja")
       expect(account).toMatch(/<html lang="ja" dir="ltr"/)
       expect(account).toContain(PageWords.NOSCRIPT.ja)
-    })
+    }),
+    TIMEOUT
   )
 })
