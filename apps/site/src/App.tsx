@@ -6,7 +6,7 @@
  * browser last seen signed in.
  */
 import { Cell } from "@climate-grade/core/rules"
-import { boundsOf, dayWhen, formatCoordinates, formatStamp, isDemo, longDate, placeName, placeTitle, SITE_NAME, sinceYearOf, verdict, welcomeTitle } from "./format.js"
+import { boundsOf, dayWhen, formatCoordinates, formatStamp, isDemo, longDate, ltr, placeName, placeTitle, SITE_NAME, sinceYearOf, verdict, welcomeTitle } from "./format.js"
 import { LanguagePicker } from "./components/LanguagePicker.js"
 import { lang, servedLanguage, w } from "./i18n/index.js"
 import { Headlines } from "./components/Headlines.js"
@@ -197,7 +197,7 @@ export const App = () => {
                     <span class="cell-label">{p.cell.label}</span> ·{" "}
                   </>
                 )}
-                {w("cell", { coordinates: formatCoordinates(p.cell.lat, p.cell.lon), zone: p.cell.timezone })}
+                {w("cell", { coordinates: ltr(formatCoordinates(p.cell.lat, p.cell.lon)), zone: ltr(p.cell.timezone) })}
               </p>
             </>
           )}

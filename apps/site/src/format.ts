@@ -49,8 +49,14 @@ export const formatNumber = (value: number, unit: "°C" | "mm", units: Units): s
     ? Words.formatNumber(value, unit, units)
     : Messages.formatDecimal(lang(), Words.convert(value, unit, units), units === "imperial" && unit === "mm" ? 2 : 1)
 
+/**
+ * Left-to-right text (a value with its unit, coordinates) kept whole inside right-to-left text: in
+ * Arabic "11.1 °C" would otherwise read "°C 11.1". Unicode's isolates, invisible; other languages as is.
+ */
+export const ltr = (text: string): string => (lang() === "ar" ? `\u2066${text}\u2069` : text)
+
 export const formatValue = (value: number | null, unit: "°C" | "mm", units: Units): string =>
-  english() ? Words.formatValue(value, unit, units) : Messages.formatValue(lang(), value, unit, units)
+  english() ? Words.formatValue(value, unit, units) : value === null ? Messages.formatValue(lang(), value, unit, units) : ltr(Messages.formatValue(lang(), value, unit, units))
 
 export const formatPercentile = (p: number): string => (english() ? Words.formatPercentile(p) : Messages.formatPercentile(lang(), p))
 

@@ -79,6 +79,11 @@ export const en = {
   "fc.percentile": ", percentile {p}, {label}",
   "fc.normal": ", normal {range}",
   // The sections below the grades.
+  "map.world": "World map. Click a point to pick that place.",
+  "map.world.showing": "World map, showing {coordinates}. Click a point to pick that place.",
+  "map.failed": "The map outlines could not be loaded; clicking still picks a place.",
+  "map.cell": "Close-up: the cell {coordinates} outlined on the 0.25° grid. Click a neighbouring square to pick it.",
+  "map.cell.caption": "Cell {coordinates} · squares are 0.25° (about 28 km)",
   "forecast.title": "The next 16 days",
   "forecast.intro": "Each value on the colour of its grade against the same dates in other years. Choose a day to see it in detail.",
   "day.title": "The day",

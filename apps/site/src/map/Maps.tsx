@@ -8,7 +8,8 @@
 import { useEffect, useState } from "preact/hooks"
 import { useWidth } from "../components/useWidth.js"
 import { Cell } from "@climate-grade/core/rules"
-import { formatCoordinates } from "../format.js"
+import { formatCoordinates, ltr } from "../format.js"
+import { w } from "../i18n/index.js"
 import { type Fit, invert, outline, project } from "./equalEarth.js"
 
 declare const __MAP_URL__: string
@@ -83,7 +84,7 @@ export const WorldMap = ({
         viewBox={`0 0 ${width} ${height}`}
         class="map-svg"
         role="img"
-        aria-label={`World map${chosen === null ? "" : `, showing ${formatCoordinates(chosen.lat, chosen.lon)}`}. Click a point to pick that place.`}
+        aria-label={chosen === null ? w("map.world") : w("map.world.showing", { coordinates: ltr(formatCoordinates(chosen.lat, chosen.lon)) })}
         onClick={(event) => {
           const [sx, sy] = pointer(event)
           const at = invert(fit, sx * width, sy * height)
@@ -105,7 +106,7 @@ export const WorldMap = ({
           </g>
         )}
       </svg>
-      {m === "failed" && <p class="muted small">The map outlines could not be loaded; clicking still picks a place.</p>}
+      {m === "failed" && <p class="muted small">{w("map.failed")}</p>}
     </div>
   )
 }
@@ -143,7 +144,7 @@ export const CellMap = ({ lat, lon, onPick }: { lat: number; lon: number; onPick
         viewBox={`${x0} ${y0} ${SPAN * u} ${spanY * u}`}
         class="map-svg"
         role="img"
-        aria-label={`Close-up: the cell ${formatCoordinates(cellLat, cellLon)} outlined on the 0.25° grid. Click a neighbouring square to pick it.`}
+        aria-label={w("map.cell", { coordinates: ltr(formatCoordinates(cellLat, cellLon)) })}
         onClick={(event) => {
           const [sx, sy] = pointer(event)
           const la = Math.max(-90, Math.min(90, lat + spanY / 2 - sy * spanY))
@@ -164,7 +165,7 @@ export const CellMap = ({ lat, lon, onPick }: { lat: number; lon: number; onPick
         <rect x={(cellLon - half) * u} y={-(cellLat + half) * u} width={Cell.SIZE * u} height={Cell.SIZE * u} class="map-cell" />
       </svg>
       <p class="muted small">
-        Cell {formatCoordinates(cellLat, cellLon)} · squares are 0.25° (about 28 km)
+        {w("map.cell.caption", { coordinates: ltr(formatCoordinates(cellLat, cellLon)) })}
       </p>
     </div>
   )
