@@ -13,7 +13,9 @@ export const UnitsSwitch = ({ units, onChange }: { units: Units; onChange: (u: U
     ).map(([value, text, name]) => (
       <label key={value} class={units === value ? "is-on" : ""}>
         <input type="radio" name="units" value={value} checked={units === value} aria-label={name} onChange={() => onChange(value)} />
-        <span aria-hidden="true">{text}</span>
+        <span aria-hidden="true" dir="ltr">
+          {text}
+        </span>
       </label>
     ))}
   </fieldset>
