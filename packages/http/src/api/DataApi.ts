@@ -19,69 +19,59 @@ const NotModified = HttpApiSchema.Empty(304).annotations({
 // The query values' schemas (their refusals, in words, are DataQuery's).
 const { Where } = DataQuery
 
+/** A data view: a GET answering its payload, or 304 to a matching If-None-Match; its query is set after. */
+const view = <const Name extends string, A, I>(name: Name, path: `/${string}`, payload: Schema.Schema<A, I>, description: string) =>
+  HttpApiEndpoint.get(name, path).addSuccess(payload).addSuccess(NotModified).annotate(OpenApi.Description, description)
+
+const place = Schema.Struct(Where)
+
 export class DataGroup extends HttpApiGroup.make("data")
   .add(
-    HttpApiEndpoint.get("grade", "/grade")
-      .setUrlParams(Schema.Struct(Where))
-      .addSuccess(Payloads.GradePayload)
-      .addSuccess(NotModified)
-      .annotate(OpenApi.Description, "Today's values ranked against the cell's history, from the recent forecast.")
+    view("grade", "/grade", Payloads.GradePayload, "Today's values ranked against the cell's history, from the recent forecast.").setUrlParams(
+      place
+    )
+  )
+  .add(view("forecast", "/forecast", Payloads.ForecastPayload, "Every day from today to the last forecast day, graded.").setUrlParams(place))
+  .add(
+    view("calendar", "/calendar", Payloads.CalendarPayload, "The record's own days graded, over at most 24 months.").setUrlParams(
+      Schema.Struct({
+        ...Where,
+        start: DataQuery.date("start", "YYYY-MM-DD; default: end − months + 1 day"),
+        end: DataQuery.date("end", "YYYY-MM-DD; default: the record's last day"),
+        months: DataQuery.wholeNumber("months", "whole months back from end when start is absent; default 12")
+      })
+    )
   )
   .add(
-    HttpApiEndpoint.get("forecast", "/forecast")
-      .setUrlParams(Schema.Struct(Where))
-      .addSuccess(Payloads.ForecastPayload)
-      .addSuccess(NotModified)
-      .annotate(OpenApi.Description, "Every day from today to the last forecast day, graded.")
+    view(
+      "day",
+      "/day",
+      Payloads.DayPayload,
+      "One day's values, grades and climatology; climatology alone when there are no values."
+    ).setUrlParams(
+      Schema.Struct({ ...Where, date: DataQuery.date("date", "YYYY-MM-DD from the record's first day to the last forecast day; default today") })
+    )
   )
   .add(
-    HttpApiEndpoint.get("calendar", "/calendar")
-      .setUrlParams(
-        Schema.Struct({
-          ...Where,
-          start: DataQuery.date("start", "YYYY-MM-DD; default: end − months + 1 day"),
-          end: DataQuery.date("end", "YYYY-MM-DD; default: the record's last day"),
-          months: DataQuery.wholeNumber("months", "whole months back from end when start is absent; default 12")
-        })
-      )
-      .addSuccess(Payloads.CalendarPayload)
-      .addSuccess(NotModified)
-      .annotate(OpenApi.Description, "The record's own days graded, over at most 24 months.")
+    view(
+      "trend",
+      "/trend",
+      Payloads.TrendPayload,
+      "Climate context from the history alone: every year's means and sums, the baseline, and how this month, season and year so far rank against the same span of every earlier year."
+    ).setUrlParams(place)
   )
   .add(
-    HttpApiEndpoint.get("day", "/day")
-      .setUrlParams(Schema.Struct({ ...Where, date: DataQuery.date("date", "YYYY-MM-DD from the record's first day to the last forecast day; default today") }))
-      .addSuccess(Payloads.DayPayload)
-      .addSuccess(NotModified)
-      .annotate(OpenApi.Description, "One day's values, grades and climatology; climatology alone when there are no values.")
+    view(
+      "spells",
+      "/spells",
+      Payloads.SpellsPayload,
+      "Heat waves (Excess Heat Factor), cold spells, dry and wet spells over the record and the coming days, each ranked against every other of its kind here: those on or coming, each kind's top 10, the days per year and the last two years' spells."
+    ).setUrlParams(place)
   )
   .add(
-    HttpApiEndpoint.get("trend", "/trend")
-      .setUrlParams(Schema.Struct(Where))
-      .addSuccess(Payloads.TrendPayload)
-      .addSuccess(NotModified)
-      .annotate(
-        OpenApi.Description,
-        "Climate context from the history alone: every year's means and sums, the baseline, and how this month, season and year so far rank against the same span of every earlier year."
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("spells", "/spells")
-      .setUrlParams(Schema.Struct(Where))
-      .addSuccess(Payloads.SpellsPayload)
-      .addSuccess(NotModified)
-      .annotate(
-        OpenApi.Description,
-        "Heat waves (Excess Heat Factor), cold spells, dry and wet spells over the record and the coming days, each ranked against every other of its kind here: those on or coming, each kind's top 10, the days per year and the last two years' spells."
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("cell", "/cell")
+    view("cell", "/cell", Payloads.BundlePayload, "All four views in one response, each slice with the ETag its own endpoint sends.")
       .setUrlParams(Schema.Struct({ ...Where, prefetch: DataQuery.prefetch }))
-      .addSuccess(Payloads.BundlePayload)
       .addSuccess(HttpApiSchema.Empty(204).annotations({ description: "prefetch=1 for a cell with no history held" }))
-      .addSuccess(NotModified)
-      .annotate(OpenApi.Description, "All four views in one response, each slice with the ETag its own endpoint sends.")
   )
   // A query value missing or malformed; a day outside the record and the forecast.
   .addError(BadRequestSchema)

@@ -23,6 +23,12 @@ const Redirect = HttpApiSchema.Empty(303).annotations({ description: "A redirect
  * there is 503 with Retry-After, a refusal 500 (AppMiddleware).
  */
 const DatabaseFailures = Schema.Union(ServiceUnavailableSchema, DatabaseFaultSchema)
+/** A signed-in user's change to a link (or its messages): what each such route may refuse. */
+const LinkChangeFailures = Schema.Union(UnauthorizedSchema, ConflictSchema, StateChangeRefusalsSchema, DatabaseFailures)
+
+/** A redirect by `{provider}` (404 for an unknown one), reading the database. */
+const providerRedirect = <const Name extends string>(name: Name, path: `/oauth/:provider/${string}`) =>
+  HttpApiEndpoint.get(name, path).setPath(ProviderPath).addSuccess(Redirect).addError(NotFoundSchema).addError(DatabaseFailures)
 
 export const OAuthConfig = Schema.Struct({
   providers: Schema.Array(
@@ -41,39 +47,23 @@ export const ChatDm = Schema.Struct({
 export class OAuthGroup extends HttpApiGroup.make("oauth")
   .add(HttpApiEndpoint.get("config", "/oauth/config").addSuccess(OAuthConfig))
   .add(
-    HttpApiEndpoint.get("linkStart", "/oauth/:provider/link/start")
-      .setPath(ProviderPath)
-      .addSuccess(Redirect)
+    providerRedirect("linkStart", "/oauth/:provider/link/start")
       .addError(UnauthorizedSchema)
-      .addError(NotFoundSchema)
-      .addError(DatabaseFailures)
       .annotate(OpenApi.Description, "Starts linking a provider identity to the signed-in user.")
   )
   .add(
-    HttpApiEndpoint.get("loginStart", "/oauth/:provider/login/start")
-      .setPath(ProviderPath)
-      .addSuccess(Redirect)
-      .addError(NotFoundSchema)
-      .addError(DatabaseFailures)
-      .annotate(OpenApi.Description, "Starts signing in with a provider (a link when already signed in).")
+    providerRedirect("loginStart", "/oauth/:provider/login/start").annotate(
+      OpenApi.Description,
+      "Starts signing in with a provider (a link when already signed in)."
+    )
   )
-  .add(
-    HttpApiEndpoint.get("callback", "/oauth/:provider/callback")
-      .setPath(ProviderPath)
-      .setUrlParams(CallbackQuery)
-      .addSuccess(Redirect)
-      .addError(NotFoundSchema)
-      .addError(DatabaseFailures)
-  )
+  .add(providerRedirect("callback", "/oauth/:provider/callback").setUrlParams(CallbackQuery))
   .add(
     HttpApiEndpoint.post("unlink", "/oauth/:provider/unlink")
       .setPath(ProviderPath)
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(UnauthorizedSchema)
       .addError(NotFoundSchema)
-      .addError(ConflictSchema)
-      .addError(StateChangeRefusalsSchema)
-      .addError(DatabaseFailures)
+      .addError(LinkChangeFailures)
   )
   .add(
     HttpApiEndpoint.get("chatLinkStart", "/chat/link/start")
@@ -92,18 +82,12 @@ export class OAuthGroup extends HttpApiGroup.make("oauth")
   .add(
     HttpApiEndpoint.post("chatUnlink", "/chat/unlink")
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(UnauthorizedSchema)
-      .addError(ConflictSchema)
-      .addError(StateChangeRefusalsSchema)
-      .addError(DatabaseFailures)
+      .addError(LinkChangeFailures)
   )
   .add(
     HttpApiEndpoint.post("chatDm", "/chat/dm")
       .addSuccess(ChatDm)
-      .addError(UnauthorizedSchema)
-      .addError(ConflictSchema)
-      .addError(StateChangeRefusalsSchema)
-      .addError(DatabaseFailures)
+      .addError(LinkChangeFailures)
       .annotate(
         OpenApi.Description,
         'Direct messages on or off: body {"enabled": boolean}, or no body to toggle. 409 when chat is not linked.'
