@@ -19,6 +19,7 @@
  *   pnpm bench:fairness            (embedded PGlite in a temporary DATA_DIR; parts 1-3, 5, 6)
  *   DATABASE_URL=postgres://… pnpm bench:fairness
  *   FAIRNESS_PARTS=5,6 pnpm bench:fairness   (only those parts)
+ *   FAIRNESS_PLACES=26 …                      (part 5 with 26 places and a day of 1,250 units)
  */
 import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -72,11 +73,11 @@ const mostAtOnce = (calls: ReadonlyArray<FakeOpenMeteo.FakeOpenMeteo["requests"]
 
 const METRICS_TOKEN = "fairness-bench-metrics-token"
 
-/** Cost units spent today, as the instance's `/metrics` says. */
-const unitsSpent = async (origin: string) => {
+/** Cost units spent today, as the instance's `/metrics` says (of a day of `daily` units). */
+const unitsSpent = async (origin: string, daily = 10_000) => {
   const text = await (await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()
   const left = /^weather_budget_units_left(?:\{[^}]*\})? ([\d.e+]+)$/m.exec(text)
-  return left === null ? Number.NaN : 10_000 - Number(left[1])
+  return left === null ? Number.NaN : daily - Number(left[1])
 }
 
 /** A database of its own on the PostgreSQL server, dropped afterwards, so parts do not share a day's ledger. */
@@ -261,6 +262,13 @@ const HOUR_MS = 3_600_000
 /** `n` held places' coordinates, a degree apart, away from the other parts'. */
 const heldPlaces = (n: number) => Array.from({ length: n }, (_, i) => ({ lat: -50 + Math.floor(i / 20), lon: -170 + (i % 20) }))
 
+/**
+ * Part 5's scale: FAIRNESS_PLACES held places (208 by default) and a day's budget scaled with
+ * them (10,000 units for 208), so a smaller run keeps the attack's proportions.
+ */
+const PLACES = Number(process.env.FAIRNESS_PLACES ?? 208)
+const UPKEEP_DAY = Math.round((10_000 * PLACES) / 208)
+
 const upkeepAttack = Effect.scoped(
   Effect.gen(function* () {
     const { env, weather } = yield* upstreams
@@ -278,6 +286,7 @@ const upkeepAttack = Effect.scoped(
     const s = yield* service(
       {
         ...env,
+        WEATHER_DAILY_UNITS: String(UPKEEP_DAY),
         HISTORY_START: new Date(Date.now() - 60 * 86_400_000).toISOString().slice(0, 10),
         LD_PRELOAD: FAKETIME,
         FAKETIME_TIMESTAMP_FILE: clockFile,
@@ -286,7 +295,7 @@ const upkeepAttack = Effect.scoped(
       },
       "upkeep@example.org"
     )
-    const places = heldPlaces(208)
+    const places = heldPlaces(PLACES)
     // The day before: each place loaded once, by many clients (as people would).
     yield* Effect.forEach(places, (p, i) => Effect.promise(() => ask(s.api(`/cell?lat=${p.lat}&lon=${p.lon}`), `10.50.${i >> 8}.${i & 255}`)), {
       concurrency: 4
@@ -326,15 +335,15 @@ const upkeepAttack = Effect.scoped(
       )
       answers.push(...round.map((a) => a.status))
     }
-    const spent = yield* Effect.promise(() => unitsSpent(s.origin))
+    const spent = yield* Effect.promise(() => unitsSpent(s.origin, UPKEEP_DAY))
     const calls = weather.requests.archive.length + weather.requests.forecast.length
     const signedInNew = yield* Effect.promise(() => ask(s.api("/cell?lat=60&lon=60"), "10.80.0.1", { headers: { cookie: s.cookie } }))
     const anonymousNew = yield* Effect.promise(() => ask(s.api("/cell?lat=61&lon=61"), "10.80.0.2"))
     const counts = new Map<number, number>()
     for (const a of answers) counts.set(a, (counts.get(a) ?? 0) + 1)
     console.log(
-      `   8 anonymous clients touching the 208 held places hourly for a day: ${[...counts].map(([st, n]) => `${n}×${st}`).join(", ")}; ` +
-        `the day's spending ${spent.toFixed(0)} of 10,000 units (the part kept for signed-in users: the last 2,500); ` +
+      `   8 anonymous clients touching the ${PLACES} held places hourly for a day: ${[...counts].map(([st, n]) => `${n}×${st}`).join(", ")}; ` +
+        `the day's spending ${spent.toFixed(0)} of ${UPKEEP_DAY} units (the part kept for signed-in users: the last ${Math.round(UPKEEP_DAY / 4)}); ` +
         `${calls} upstream calls in all; then a signed-in user's new place: ${signedInNew.status}, an anonymous client's: ${anonymousNew.status}`
     )
     if (signedInNew.status !== 200) console.log(`   refusal: ${signedInNew.status} ${signedInNew.body.detail}`)
