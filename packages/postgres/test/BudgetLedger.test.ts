@@ -88,7 +88,7 @@ for (const backend of backends) {
   describe(`the budget's ledger on ${backend.name}`, () => {
     layer(Layer.mergeAll(BudgetLedgerRepo.layer, CellStoreRepo.layer).pipe(Layer.provideMerge(backend.layer)), { timeout: 180_000 })(
       (it) => {
-        it.effect("answers every reservation, refusal and refund as the core's rule does (the memory ledger, step for step)", () =>
+        it.scoped("answers every reservation, refusal and refund as the core's rule does (the memory ledger, step for step)", () =>
           Effect.gen(function* () {
             const ledger = yield* UpstreamBudget.BudgetLedger
             const seen = { reserved: 0, refusedByShare: 0, refusedByDay: 0, refunded: 0 }
@@ -142,7 +142,7 @@ for (const backend of backends) {
             expect(seen.refunded).toBeGreaterThan(15)
           }), 180_000)
 
-        it.effect("instances racing for one client's share: one new cell gets it, the rest are refused by the share, another client still loads", () =>
+        it.scoped("instances racing for one client's share: one new cell gets it, the rest are refused by the share, another client still loads", () =>
           Effect.gen(function* () {
             yield* TestClock.setTime(NOW)
             const calls = { archive: 0 }

@@ -15,11 +15,15 @@ import {
 import { CellStoreRepo, Database } from "@climate-grade/postgres"
 import { backends, TestDatabase } from "@climate-grade/testing"
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 
 const NOW = Date.parse("2026-11-22T12:00:00Z")
@@ -94,7 +98,7 @@ const cellData = (upstream: ReturnType<typeof makeUpstream>) =>
 for (const backend of backends) {
   describe(`CellData over the ${backend.name} store`, () => {
     layer(Layer.provideMerge(CellStoreRepo.layer, backend.layer), { timeout: 60_000 })((it) => {
-      it.effect("a cold cell costs one archive call however many ask at once; the record is kept", () =>
+      it.scoped("a cold cell costs one archive call however many ask at once; the record is kept", () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(NOW)
           const upstream = makeUpstream()
@@ -115,7 +119,37 @@ for (const backend of backends) {
           expect(Array.from(loaded.series.tmax)).toEqual(Array.from(results[0]!.series.tmax))
         }))
 
-      it.effect("the first fetch ends at the earliest date on Earth, never a date that is tomorrow somewhere", () =>
+      it.effect("closing its scope (shutdown) interrupts a cell's fetch and a label lookup under way, and their callers", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(NOW)
+          const started = { archive: yield* Deferred.make<void>(), label: yield* Deferred.make<void>() }
+          const interrupted = { archive: yield* Deferred.make<void>(), label: yield* Deferred.make<void>() }
+          // Upstreams that take the call and never answer.
+          const hang = (which: "archive" | "label") =>
+            Effect.zipRight(Deferred.succeed(started[which], undefined), Effect.never).pipe(
+              Effect.onInterrupt(() => Deferred.succeed(interrupted[which], undefined))
+            )
+          const upstreams = Layer.merge(
+            Layer.succeed(
+              WeatherSource,
+              WeatherSource.of({ cost: { archive: () => 1, forecast: 1 }, forecastReach: 15, archive: () => hang("archive"), forecast: () => Effect.never })
+            ),
+            Layer.succeed(Geocoder, Geocoder.of({ label: () => hang("label") }))
+          )
+          const scope = yield* Scope.make()
+          const data = yield* CellData.make({ historyStart: HISTORY_START }).pipe(Effect.provide(upstreams), Scope.extend(scope))
+          const history = yield* Effect.fork(data.history(Cell.fromCoordinates(10.1, 20.2)))
+          const label = yield* Effect.fork(data.label(Cell.fromCoordinates(10.6, 20.7)))
+          yield* Deferred.await(started.archive)
+          yield* Deferred.await(started.label)
+          expect([yield* Deferred.isDone(interrupted.archive), yield* Deferred.isDone(interrupted.label)]).toEqual([false, false])
+          yield* Scope.close(scope, Exit.void)
+          expect([yield* Deferred.isDone(interrupted.archive), yield* Deferred.isDone(interrupted.label)]).toEqual([true, true])
+          expect(Exit.isInterrupted(yield* Fiber.await(history))).toBe(true)
+          expect(Exit.isInterrupted(yield* Fiber.await(label))).toBe(true)
+        }))
+
+      it.scoped("the first fetch ends at the earliest date on Earth, never a date that is tomorrow somewhere", () =>
         Effect.gen(function* () {
           // 05:00 UTC: 22 November in UTC and east of it, still 21 November at UTC−12.
           yield* TestClock.setTime(Date.parse("2026-11-22T05:00:00Z"))
@@ -125,7 +159,7 @@ for (const backend of backends) {
           expect(upstream.calls.archive).toEqual([["1940-01-01", "2026-11-21"]])
         }))
 
-      it.effect("the tail is topped up at most hourly; a failed top-up serves what is held", () =>
+      it.scoped("the tail is topped up at most hourly; a failed top-up serves what is held", () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(NOW)
           const upstream = makeUpstream()
@@ -156,7 +190,7 @@ for (const backend of backends) {
           expect(upstream.calls.archive).toHaveLength(3)
         }))
 
-      it.effect("a history with no value at all is NoHistory, and is not refetched within the hour", () =>
+      it.scoped("a history with no value at all is NoHistory, and is not refetched within the hour", () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(NOW)
           const upstream = makeUpstream()
@@ -169,7 +203,7 @@ for (const backend of backends) {
           expect(yield* data.heldHistory(cell)).toEqual(Option.none())
         }))
 
-      it.effect("a rate-limited cold fetch fails; until its Retry-After every archive call fails at once, spending nothing", () =>
+      it.scoped("a rate-limited cold fetch fails; until its Retry-After every archive call fails at once, spending nothing", () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(NOW)
           const upstream = makeUpstream()
@@ -189,7 +223,7 @@ for (const backend of backends) {
           expect(upstream.calls.archive).toHaveLength(2)
         }))
 
-      it.effect("the forecast is refetched at most hourly and a failed refetch keeps the last, stamp unchanged", () =>
+      it.scoped("the forecast is refetched at most hourly and a failed refetch keeps the last, stamp unchanged", () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(NOW)
           const upstream = makeUpstream()
@@ -220,7 +254,7 @@ for (const backend of backends) {
           expect(upstream.calls.forecast).toBe(4)
         }))
 
-      it.effect("a cold forecast that fails is an error", () =>
+      it.scoped("a cold forecast that fails is an error", () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(NOW)
           const upstream = makeUpstream()
@@ -230,7 +264,7 @@ for (const backend of backends) {
           expect(failure._tag).toBe("UpstreamFailure")
         }))
 
-      it.effect("a label is looked up once; a failed lookup leaves the cell unlabeled and is tried again", () =>
+      it.scoped("a label is looked up once; a failed lookup leaves the cell unlabeled and is tried again", () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(NOW)
           const upstream = makeUpstream()
@@ -246,7 +280,7 @@ for (const backend of backends) {
           expect(yield* fresh.heldLabel(cell)).toBe(`Place ${cell.key}`)
         }))
 
-      it.effect("a label saved by another lookup is read alone: null with no row or no label, else the label", () =>
+      it.scoped("a label saved by another lookup is read alone: null with no row or no label, else the label", () =>
         Effect.gen(function* () {
           const store = yield* CellStore
           const cell = Cell.fromCoordinates(13.2, 22.2)
@@ -257,7 +291,7 @@ for (const backend of backends) {
           expect(yield* store.label(cell.key)).toBe("Ort, Land")
         }))
 
-      it.effect("inside a claim, the record as it is now: reloaded from a shared server, what is held on PGlite", () =>
+      it.scoped("inside a claim, the record as it is now: reloaded from a shared server, what is held on PGlite", () =>
         Effect.gen(function* () {
           const store = yield* CellStore
           const cell = Cell.fromCoordinates(12.1, 21.1)

@@ -85,7 +85,7 @@ for (const backend of backends) {
   describe(`fair use over the ${backend.name} store`, () => {
     const stores = Layer.mergeAll(CellStoreRepo.layer, BudgetLedgerRepo.layer).pipe(Layer.provideMerge(backend.layer))
     layer(stores, { timeout: 60_000 })((it) => {
-      it.effect("past the day's budget a new cell is refused before any call; held cells go on; the next UTC day pays again", () =>
+      it.scoped("past the day's budget a new cell is refused before any call; held cells go on; the next UTC day pays again", () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(NOW)
           const upstream = makeUpstream()
@@ -114,7 +114,7 @@ for (const backend of backends) {
           expect(upstream.calls.archive).toBe(3)
         }))
 
-      it.effect("instances racing for the day's last units: exactly one new cell gets them (the ledger is shared)", () =>
+      it.scoped("instances racing for the day's last units: exactly one new cell gets them (the ledger is shared)", () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(Date.parse("2026-12-01T08:00:00Z"))
           const upstream = makeUpstream()
@@ -129,7 +129,7 @@ for (const backend of backends) {
           expect(upstream.calls.archive).toBe(1)
         }))
 
-      it.effect("a label queued behind another never holds a view more than the wait: null now, the label once it arrives, one lookup", () =>
+      it.scoped("a label queued behind another never holds a view more than the wait: null now, the label once it arrives, one lookup", () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(NOW)
           const upstream = makeUpstream("10 seconds")

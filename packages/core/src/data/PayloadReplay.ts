@@ -9,6 +9,7 @@
  * The JSON bytes are what every adapter serves and stores; how they are compressed is theirs.
  */
 import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import type { BundlePlan, Plan } from "./DataViews.js"
 import { type PayloadKey, PayloadStore, type StoredPayload } from "./PayloadStore.js"
@@ -28,13 +29,19 @@ const payloadOf = (token: string, value: unknown): StoredPayload => ({ token, js
 
 /**
  * Stores a payload without holding the answer for the write: the table is a cache of what can be
- * rebuilt, so a failed write costs a rebuild later, never a failed request.
+ * rebuilt, so a failed write costs a rebuild later, never a failed request. The write is one of
+ * `writes`, whose scope (the adapter's layer) interrupts it at shutdown: a lost write is a rebuild.
  */
-const keep = (store: PayloadStore["Type"], entries: ReadonlyArray<readonly [PayloadKey, StoredPayload]>) =>
+const keep = (
+  store: PayloadStore["Type"],
+  writes: FiberSet.FiberSet,
+  entries: ReadonlyArray<readonly [PayloadKey, StoredPayload]>
+) =>
   entries.length === 0
     ? Effect.void
     : Effect.asVoid(
-        Effect.forkDaemon(
+        FiberSet.run(
+          writes,
           (entries.length === 1 ? store.put(entries[0]![0], entries[0]![1]) : store.putAll(entries)).pipe(
             Effect.catchAllCause((cause) => Effect.logWarning("could not store a payload", cause))
           )
@@ -49,14 +56,17 @@ const validStored = (store: PayloadStore["Type"], key: PayloadKey, token: string
 const built = <A>(plan: Plan<A>) =>
   Effect.map(plan.build, (value) => ({ value, payload: payloadOf(plan.token, value) }))
 
-/** One view's bytes: stored while its token holds, else built now (and stored when allowed). */
-export const view = <A>(plan: Plan<A>): Effect.Effect<Replayed, never, PayloadStore> =>
+/**
+ * One view's bytes: stored while its token holds, else built now (and stored when allowed, the
+ * write one of `writes`).
+ */
+export const view = <A>(plan: Plan<A>, writes: FiberSet.FiberSet): Effect.Effect<Replayed, never, PayloadStore> =>
   Effect.gen(function* () {
     const store = yield* PayloadStore
     const held = yield* validStored(store, plan.key, plan.token)
     if (Option.isSome(held)) return { payload: held.value, tier: "stored" as const }
     const { payload } = yield* built(plan)
-    if (plan.storable) yield* keep(store, [[plan.key, payload]])
+    if (plan.storable) yield* keep(store, writes, [[plan.key, payload]])
     return { payload, tier: "built" as const }
   })
 
@@ -64,7 +74,7 @@ export const view = <A>(plan: Plan<A>): Effect.Effect<Replayed, never, PayloadSt
  * The bundle's bytes: its own stored payload while its token holds; else assembled from its
  * slices' data, each read back while its token holds or built now (and stored under its own key).
  */
-export const bundle = (plan: BundlePlan): Effect.Effect<Replayed, never, PayloadStore> =>
+export const bundle = (plan: BundlePlan, writes: FiberSet.FiberSet): Effect.Effect<Replayed, never, PayloadStore> =>
   Effect.gen(function* () {
     const store = yield* PayloadStore
     const { grade, forecast, calendar, day } = plan.slices
@@ -99,6 +109,6 @@ export const bundle = (plan: BundlePlan): Effect.Effect<Replayed, never, Payload
     })
     const payload = payloadOf(plan.token, plan.assemble(data))
     if (plan.storable) toStore.push([plan.key, payload])
-    yield* keep(store, toStore)
+    yield* keep(store, writes, toStore)
     return { payload, tier: "built" as const }
   })

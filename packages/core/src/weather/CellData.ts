@@ -10,6 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Duration from "effect/Duration"
+import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import type { Cell } from "../Cell.js"
 import type * as CivilDate from "../CivilDate.js"
@@ -74,17 +75,20 @@ export const make = (options: CellDataOptions) =>
     const guard = Backoff.make()
     const ledger = Option.getOrElse(yield* Effect.serviceOption(UpstreamBudget.BudgetLedger), UpstreamBudget.memoryLedger)
     const budget = UpstreamBudget.make(ledger, options.dailyUnits ?? null, options.shares)
+    // The runs that outlive a request (a cell's fetch shared by its callers, a label lookup) are
+    // this scope's: shutdown interrupts those still under way.
+    const fibers = yield* FiberSet.make()
     // The gauge tells the day's truth from the start, not only after this process's first call.
     yield* budget.observe
     return CellData.of({
-      history: HistoryFlow.make({ store, source, cache, guard, budget, historyStart: options.historyStart }),
+      history: HistoryFlow.make({ store, source, cache, guard, budget, fibers, historyStart: options.historyStart }),
       heldHistory: (cell) => Effect.map(cache.current(cell.key), toHistory),
-      forecast: ForecastFlow.make({ store, source, cache, guard, budget, refetched: Option.getOrUndefined(refetched) }),
+      forecast: ForecastFlow.make({ store, source, cache, guard, budget, fibers, refetched: Option.getOrUndefined(refetched) }),
       heldForecast: (cell) => Effect.map(cache.current(cell.key), toForecast),
-      label: LabelFlow.make({ store, geocoder, cache, wait: options.labelWait ?? Duration.seconds(2) }),
+      label: LabelFlow.make({ store, geocoder, cache, fibers, wait: options.labelWait ?? Duration.seconds(2) }),
       heldLabel: (cell) => Effect.map(cache.current(cell.key), (r) => r.label),
       forecastReach: source.forecastReach
     })
   })
 
-export const layer = (options: CellDataOptions) => Layer.effect(CellData, make(options))
+export const layer = (options: CellDataOptions) => Layer.scoped(CellData, make(options))

@@ -5,6 +5,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import type * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type { Cell } from "../Cell.js"
@@ -25,9 +26,11 @@ export interface Deps {
   /** Told of each successful refetch (alerts evaluate a watched cell then). */
   readonly refetched?: PubSub.PubSub<Cell> | undefined
   readonly budget: Budget
+  /** Where the shared runs go on (closing their scope interrupts them). */
+  readonly fibers: FiberSet.FiberSet
 }
 
-export const make = ({ store, source, cache, guard, refetched, budget }: Deps) => {
+export const make = ({ store, source, cache, guard, refetched, budget, fibers }: Deps) => {
   const refetch = (cell: Cell, now: number) =>
     store.exclusive(
       cell.key,
@@ -71,7 +74,7 @@ export const make = ({ store, source, cache, guard, refetched, budget }: Deps) =
       })
     )
 
-  const flight = SingleFlight.make<Forecast, UpstreamError>()
+  const flight = SingleFlight.make<Forecast, UpstreamError>(fibers)
   const fromStore = (cell: Cell) =>
     flight(
       cell.key,

@@ -5,6 +5,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import type * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import type { Cell } from "../Cell.js"
 import * as CivilDate from "../CivilDate.js"
@@ -24,10 +25,12 @@ export interface Deps {
   readonly cache: RecordCache
   readonly guard: Guard
   readonly budget: Budget
+  /** Where the shared runs go on (closing their scope interrupts them). */
+  readonly fibers: FiberSet.FiberSet
   readonly historyStart: CivilDate.EpochDay
 }
 
-export const make = ({ store, source, cache, guard, budget, historyStart }: Deps) => {
+export const make = ({ store, source, cache, guard, budget, historyStart, fibers }: Deps) => {
   const coldFetch = (cell: Cell) =>
     store.exclusive(
       cell.key,
@@ -100,7 +103,7 @@ export const make = ({ store, source, cache, guard, budget, historyStart }: Deps
       })
     )
 
-  const flight = SingleFlight.make<History, UpstreamError | NoHistory>()
+  const flight = SingleFlight.make<History, UpstreamError | NoHistory>(fibers)
   const fromStore = (cell: Cell) =>
     flight(
       cell.key,

@@ -15,9 +15,11 @@ import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
+import type * as FiberSet from "effect/FiberSet"
 import type { Cell } from "../Cell.js"
 import type { CellRecord, CellStore } from "./CellStore.js"
 import type { RecordCache } from "./RecordCache.js"
+import { startIn } from "./SingleFlight.js"
 import type { Geocoder } from "./WeatherSource.js"
 
 export interface Deps {
@@ -28,9 +30,11 @@ export interface Deps {
   readonly wait: Duration.DurationInput
   /** Lookups waiting or running at most; past it a new cell is served unlabeled and tried later. */
   readonly maxPending?: number
+  /** Where lookups run: closing their scope (shutdown) interrupts those under way. */
+  readonly fibers: FiberSet.FiberSet
 }
 
-export const make = ({ cache, geocoder, maxPending = 120, store, wait }: Deps) => {
+export const make = ({ cache, fibers, geocoder, maxPending = 120, store, wait }: Deps) => {
   const pending = new Map<string, Deferred.Deferred<string | null>>()
 
   /** The label another lookup (of this process or another) saved meanwhile, read from the store. */
@@ -71,14 +75,20 @@ export const make = ({ cache, geocoder, maxPending = 120, store, wait }: Deps) =
       if (pending.size >= maxPending) return Effect.succeed(undefined)
       const done = Deferred.unsafeMake<string | null>(FiberId.none)
       pending.set(cell.key, done)
-      // A daemon: it outlives the request that started it, so the label arrives for the next one.
+      // Not the request's own fiber: it outlives the request that started it, so the label
+      // arrives for the next one; the layer's scope owns it.
       return Effect.as(
-        Effect.forkDaemon(
+        startIn(
+          fibers,
           lookup(cell).pipe(
             Effect.catchAllCause((cause) => Effect.as(Effect.logWarning(`labeling ${cell.key} failed`, cause), null)),
             Effect.flatMap((label) => Deferred.succeed(done, label)),
+            // Interrupted (shutdown), it answers no one: the waiters are interrupted with it.
+            Effect.onInterrupt(() => Deferred.interrupt(done)),
             Effect.ensuring(Effect.sync(() => pending.delete(cell.key)))
-          )
+          ),
+          done,
+          () => pending.delete(cell.key)
         ),
         done
       )

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cell, DataViews, type PayloadKey, PayloadReplay, PayloadStore, type StoredPayload } from "@climate-grade/core"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
+import * as Scope from "effect/Scope"
 import * as FastCheck from "effect/FastCheck"
 import * as Option from "effect/Option"
 
@@ -67,15 +71,16 @@ const sliceArb = FastCheck.record({
 })
 
 describe("PayloadReplay", () => {
-  it.effect.prop(
+  it.scoped.prop(
     "a view replays what is stored under its key while the token holds; else it is built once, served, and stored only when storable",
     [sliceArb],
     ([{ token, storable, held }]) =>
       Effect.gen(function* () {
         const memory = memoryStore()
+        const writes = yield* FiberSet.make()
         const { plan, builds } = planOf("calendar", token, storable)
         memory.hold(plan.key, held, token, { view: "calendar", stored: true })
-        const answer = yield* PayloadReplay.view(plan).pipe(Effect.provideService(PayloadStore, memory.store))
+        const answer = yield* PayloadReplay.view(plan, writes).pipe(Effect.provideService(PayloadStore, memory.store))
         yield* settle
         expect(answer.payload.token).toBe(token)
         if (held === "valid") {
@@ -92,12 +97,13 @@ describe("PayloadReplay", () => {
       })
   )
 
-  it.effect.prop(
+  it.scoped.prop(
     "a bundle replays its own stored payload while its token holds; else each slice is read back while its own token holds or built once (and stored under its own key), and the bundle is assembled from them",
     [FastCheck.boolean(), heldArb, FastCheck.boolean(), sliceArb, sliceArb, sliceArb, sliceArb],
     ([prefetch, bundleHeld, bundleStorable, g, f, c, d]) =>
       Effect.gen(function* () {
         const memory = memoryStore()
+        const writes = yield* FiberSet.make()
         const made = {
           grade: planOf("grade", g.token, g.storable),
           forecast: planOf("forecast", f.token, f.storable),
@@ -117,7 +123,7 @@ describe("PayloadReplay", () => {
         // Whether the bundle may be stored is the plan's (its slices'); here it varies on its own.
         const plan = { ...base, storable: bundleStorable }
         memory.hold(plan.key, bundleHeld, plan.token, { bundle: "stored" })
-        const answer = yield* PayloadReplay.bundle(plan).pipe(Effect.provideService(PayloadStore, memory.store))
+        const answer = yield* PayloadReplay.bundle(plan, writes).pipe(Effect.provideService(PayloadStore, memory.store))
         yield* settle
         expect(answer.payload.token).toBe(plan.token)
         if (bundleHeld === "valid") {
@@ -148,15 +154,42 @@ describe("PayloadReplay", () => {
       })
   )
 
-  it.effect("a store that cannot be written costs a rebuild later, never the answer", () =>
+  it.scoped("a store that cannot be written costs a rebuild later, never the answer", () =>
     Effect.gen(function* () {
       const memory = memoryStore(true)
+      const writes = yield* FiberSet.make()
       const { plan } = planOf("day", "t1", true)
-      const answer = yield* PayloadReplay.view(plan).pipe(Effect.provideService(PayloadStore, memory.store))
+      const answer = yield* PayloadReplay.view(plan, writes).pipe(Effect.provideService(PayloadStore, memory.store))
       yield* settle
       expect(answer.tier).toBe("built")
       expect(text(answer.payload)).toBe(JSON.stringify({ view: "day", built: true }))
       expect(memory.rows.size).toBe(0)
+    })
+  )
+
+  it.effect("a write under way belongs to the scope of its writes: closing it (shutdown) interrupts the write", () =>
+    Effect.gen(function* () {
+      const memory = memoryStore()
+      const started = yield* Deferred.make<void>()
+      const interrupted = yield* Deferred.make<void>()
+      // A database that takes the write and never answers.
+      const hanging = PayloadStore.of({
+        ...memory.store,
+        put: () =>
+          Effect.zipRight(Deferred.succeed(started, undefined), Effect.never).pipe(
+            Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))
+          )
+      })
+      const scope = yield* Scope.make()
+      const writes = yield* Scope.extend(FiberSet.make(), scope)
+      const { plan } = planOf("day", "t1", true)
+      const answer = yield* PayloadReplay.view(plan, writes).pipe(Effect.provideService(PayloadStore, hanging))
+      // The answer did not wait for the write, which is still under way.
+      expect(answer.tier).toBe("built")
+      yield* Deferred.await(started)
+      expect(yield* Deferred.isDone(interrupted)).toBe(false)
+      yield* Scope.close(scope, Exit.void)
+      expect(yield* Deferred.isDone(interrupted)).toBe(true)
     })
   )
 })

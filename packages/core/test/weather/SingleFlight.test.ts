@@ -4,11 +4,13 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Scope from "effect/Scope"
 
 describe("SingleFlight", () => {
-  it.effect("a first caller that goes away (interrupted) does not cancel the run for the callers sharing it", () =>
+  it.scoped("a first caller that goes away (interrupted) does not cancel the run for the callers sharing it", () =>
     Effect.gen(function* () {
-      const flight = SingleFlight.make<string, never>()
+      const flight = SingleFlight.make<string, never>(yield* FiberSet.make())
       const release = yield* Deferred.make<void>()
       let runs = 0
       let finished = 0
@@ -32,9 +34,9 @@ describe("SingleFlight", () => {
       expect(yield* flight("k", Effect.succeed("again"))).toBe("again")
     }))
 
-  it.effect("a run whose every caller went away still finishes, and its result is not left behind for later callers", () =>
+  it.scoped("a run whose every caller went away still finishes, and its result is not left behind for later callers", () =>
     Effect.gen(function* () {
-      const flight = SingleFlight.make<string, never>()
+      const flight = SingleFlight.make<string, never>(yield* FiberSet.make())
       const release = yield* Deferred.make<void>()
       const done = yield* Deferred.make<string>()
       const only = yield* Effect.fork(
@@ -50,10 +52,54 @@ describe("SingleFlight", () => {
     }))
 })
 
+/** A run under way in a flight whose fibers belong to `scope`; told when it is interrupted. */
+const inFlight = (make: (fibers: FiberSet.FiberSet) => (key: string, effect: Effect.Effect<string>) => Effect.Effect<string>) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    const flight = make(yield* Scope.extend(FiberSet.make(), scope))
+    const started = yield* Deferred.make<void>()
+    const interrupted = yield* Deferred.make<void>()
+    const work = Effect.zipRight(Deferred.succeed(started, undefined), Effect.never).pipe(
+      Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))
+    )
+    const caller = yield* Effect.fork(flight("k", work))
+    yield* Deferred.await(started)
+    return { scope, flight, interrupted, caller }
+  })
+
+describe("SingleFlight's runs belong to the scope of their fibers", () => {
+  for (const [name, make] of [
+    ["make", (fibers: FiberSet.FiberSet) => SingleFlight.make<string, never>(fibers)],
+    ["makeWhileWanted", (fibers: FiberSet.FiberSet) => SingleFlight.makeWhileWanted<string, never>(fibers)]
+  ] as const) {
+    it.effect(`${name}: closing the scope (shutdown) interrupts a run under way, and its caller with it`, () =>
+      Effect.gen(function* () {
+        const { scope, flight, interrupted, caller } = yield* inFlight(make)
+        expect(yield* Deferred.isDone(interrupted)).toBe(false)
+        yield* Scope.close(scope, Exit.void)
+        // Closing waits for the run's end: it is over once the scope is closed.
+        expect(yield* Deferred.isDone(interrupted)).toBe(true)
+        expect(Exit.isInterrupted(yield* Fiber.await(caller))).toBe(true)
+        // After shutdown nothing new starts, and no caller is left waiting for it.
+        let ran = false
+        const late = yield* Effect.exit(
+          flight(
+            "k",
+            Effect.sync(() => {
+              ran = true
+              return "late"
+            })
+          )
+        )
+        expect([Exit.isInterrupted(late), ran]).toEqual([true, false])
+      }))
+  }
+})
+
 describe("SingleFlight.makeWhileWanted", () => {
-  it.effect("a run goes on while one caller still waits, and stops (interrupted) when the last one goes away", () =>
+  it.scoped("a run goes on while one caller still waits, and stops (interrupted) when the last one goes away", () =>
     Effect.gen(function* () {
-      const flight = SingleFlight.makeWhileWanted<string, never>()
+      const flight = SingleFlight.makeWhileWanted<string, never>(yield* FiberSet.make())
       const started = yield* Deferred.make<void>()
       const stopped = yield* Deferred.make<void>()
       let runs = 0
@@ -75,9 +121,9 @@ describe("SingleFlight.makeWhileWanted", () => {
       expect(yield* flight("k", Effect.succeed("again"))).toBe("again")
     }))
 
-  it.effect("callers that stay share one run and its result", () =>
+  it.scoped("callers that stay share one run and its result", () =>
     Effect.gen(function* () {
-      const flight = SingleFlight.makeWhileWanted<number, never>()
+      const flight = SingleFlight.makeWhileWanted<number, never>(yield* FiberSet.make())
       const release = yield* Deferred.make<void>()
       let runs = 0
       const work = Effect.zipRight(Deferred.await(release), Effect.sync(() => ++runs))

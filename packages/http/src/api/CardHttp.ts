@@ -12,6 +12,7 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { CardPool, CardSvg } from "@climate-grade/card"
 import { ClientNetwork, Crypto, DataViews, HeldSpell, Languages, Lru, type NotableSpells, type Payloads, SingleFlight } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { CACHE_CONTROL, ifNoneMatchMatches, weakEtag } from "../protocol/ConditionalGet.js"
@@ -52,7 +53,8 @@ export const make = Effect.gen(function* () {
   const views = yield* DataViews.DataViews
   const heldSpell = yield* HeldSpell.make
   const cards = Lru.make<string, Uint8Array>({ name: "cards", capacity: 1_000, maxWeight: CACHE_BYTES, weigh: (png) => png.byteLength })
-  const flight = SingleFlight.makeWhileWanted<Uint8Array, ServiceUnavailable>()
+  // The drawings are this layer's fibers: shutdown interrupts those under way.
+  const flight = SingleFlight.makeWhileWanted<Uint8Array, ServiceUnavailable>(yield* FiberSet.make())
   const pool = yield* Effect.acquireRelease(
     Effect.sync(() => CardPool.make()),
     (pool) => Effect.promise(() => pool.close())

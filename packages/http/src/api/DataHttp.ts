@@ -21,6 +21,7 @@ import {
 } from "@climate-grade/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { optionalUser } from "./AuthenticationLive.js"
@@ -51,6 +52,8 @@ export const make = Effect.gen(function* () {
   const coldCells = yield* ColdCells.ColdCells
   const sessions = yield* Sessions
   const prefetchPace = PrefetchPace.make()
+  // The stored payloads' background writes: this layer's, so shutdown interrupts those under way.
+  const writes = yield* FiberSet.make()
 
   /**
    * A request that will have to fetch a new cell's history takes one of its client's slots and is
@@ -98,7 +101,7 @@ export const make = Effect.gen(function* () {
     })
 
   const view = <A, E, R>(plan: Effect.Effect<DataViews.Plan<A>, E, R>) =>
-    Effect.flatMap(plan, (p) => respond(p.token, p.validUntil, counted(PayloadReplay.view(p))))
+    Effect.flatMap(plan, (p) => respond(p.token, p.validUntil, counted(PayloadReplay.view(p, writes))))
 
   const calendarRequest = (query: {
     readonly start?: number | undefined
@@ -130,7 +133,7 @@ export const make = Effect.gen(function* () {
         return HttpServerResponse.empty({ status: 204, headers: { "cache-control": CACHE_CONTROL, vary: VARY } })
       }
       const plan = found.value
-      return yield* respond(plan.token, plan.validUntil, counted(PayloadReplay.bundle(plan)))
+      return yield* respond(plan.token, plan.validUntil, counted(PayloadReplay.bundle(plan, writes)))
     })
 
   return { views, view, calendarRequest, bundle, gate }

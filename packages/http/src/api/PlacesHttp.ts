@@ -7,6 +7,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { GeocoderQueue, Places, SingleFlight, type UpstreamError } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
 import { Api } from "./Api.js"
 import {
   type BadGateway,
@@ -39,7 +40,10 @@ export const layer = HttpApiBuilder.group(Api, "places", (handlers) =>
     const context = yield* Effect.context<Places.PlaceSearch | Places.PlaceCache>()
     const { trustedProxyHops } = yield* HttpSettings
     // A search whose every client has gone is dropped: out of the geocoder's queue, never called.
-    const flight = SingleFlight.makeWhileWanted<ReadonlyArray<Places.Place>, UpstreamError | GeocoderQueue.SearchesQueued>()
+    // The searches are this layer's fibers: shutdown interrupts those under way.
+    const flight = SingleFlight.makeWhileWanted<ReadonlyArray<Places.Place>, UpstreamError | GeocoderQueue.SearchesQueued>(
+      yield* FiberSet.make()
+    )
     return handlers.handle("places", ({ urlParams }) =>
       Effect.gen(function* () {
         const query = yield* queryOf(urlParams)
