@@ -73,11 +73,25 @@ export const connections = (server: Server): ReadonlySet<Socket> => {
   return open
 }
 
+/**
+ * The last response each connection was given, told as each is made (`FrontDoor.Response`): read
+ * with public fields only, where Node's own code reads its private `socket._httpMessage`.
+ */
+const latest = new WeakMap<object, ServerResponse>()
+
+/** Tells which response `socket` was given last. */
+export const track = (socket: object | null, res: ServerResponse): void => {
+  if (socket !== null) latest.set(socket, res)
+}
+
+/** The response a socket is writing, or is about to write, if any: its last one unless that one is done. */
+export const current = (socket: object): ServerResponse | undefined => {
+  const res = latest.get(socket)
+  return res !== undefined && !res.writableFinished ? res : undefined
+}
+
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
-/** The response a socket is writing now, if any (Node's own field, as the front door reads it for parser errors). */
-const current = (socket: Socket): ServerResponse | undefined =>
-  (socket as Socket & { readonly _httpMessage?: ServerResponse | null })._httpMessage ?? undefined
 
 /**
  * Stops taking connections and answers what was taken with `Connection: close`: step 2 above,

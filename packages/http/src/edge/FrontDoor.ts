@@ -130,8 +130,7 @@ const parserRefusal = (code: string | undefined): readonly [number, string] => {
 
 const onClientError = (error: Error & { readonly code?: string }, socket: Duplex) => {
   // Nothing can be said to a connection that is gone, or in the middle of another answer.
-  const inFlight = (socket as Duplex & { readonly _httpMessage?: { readonly headersSent?: boolean } })._httpMessage
-  if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent === true) {
+  if (error.code === "ECONNRESET" || !socket.writable || Drain.current(socket)?.headersSent === true) {
     socket.destroy()
     return
   }
@@ -180,6 +179,12 @@ export class Response<Request extends IncomingMessage = IncomingMessage> extends
   requestId = ""
   /** An API request: its 304 carries no security headers (`SecurityHeaders.stripFromNotModified`). */
   api = false
+
+  constructor(req: Request) {
+    super(req)
+    // Which answer a connection is on, for its parser errors and the drain (no private field).
+    Drain.track(req.socket, this)
+  }
 
   override writeHead(statusCode: number, ...rest: Array<unknown>): this {
     if (statusCode === 304 && this.api) SecurityHeaders.stripFromNotModified(this)

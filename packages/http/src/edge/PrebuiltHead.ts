@@ -12,6 +12,13 @@
  * not a documented field, so at load this module writes a head on a response that goes nowhere and
  * checks it looks as expected; if it does not (another Node), `supported` is false and callers
  * use `writeHead` with the pairs instead.
+ *
+ * Why a private field is still read here: measured, not assumed. `writeHead` with the pairs costs
+ * the front door ~11,900 more instructions per held answer, about an eighth of all it does
+ * (`pnpm bench:http-instructions front-door`, docs/benchmarks.md), and no public API writes a head
+ * without checking every pair again. The fallback keeps answers right on a Node without the field,
+ * but slower without saying so; `packages/http/test/PrebuiltHead.test.ts` fails on such a Node, so
+ * an upgrade is noticed and this is measured again there.
  */
 import { IncomingMessage, ServerResponse, STATUS_CODES, validateHeaderName, validateHeaderValue } from "node:http"
 import { Socket } from "node:net"
