@@ -75,6 +75,53 @@ describe("FrontDoor", () => {
     }).pipe(Effect.scoped))
 })
 
+describe("FrontDoor parser errors on a connection with an answer", () => {
+  /** An app that sends its head and part of its body, and ends 300 ms later. */
+  const slow = (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(200, { "content-type": "text/plain" })
+    res.write("part;")
+    setTimeout(() => res.end("rest"), 300)
+  }
+
+  /** Sends a request, then `garbage` once the answer has begun; what the server sent until it closed. */
+  const client = (port: number, garbage: string, after: "head" | "end") =>
+    new Promise<string>((done, fail) => {
+      const socket = connect(port, "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+      const chunks: Array<Buffer> = []
+      let sent = false
+      socket.on("data", (c: Buffer) => {
+        chunks.push(c)
+        const text = Buffer.concat(chunks).toString()
+        if (!sent && (after === "head" || text.includes("rest"))) {
+          sent = true
+          socket.write(garbage)
+        }
+      })
+      socket.on("error", fail)
+      socket.on("close", () => done(Buffer.concat(chunks).toString()))
+    })
+
+  it.effect("mid-answer the connection is cut, never written into; after the answer the error is a JSON 400", () =>
+    Effect.gen(function* () {
+      const server = FrontDoor.makeServer(
+        options({ headersMs: 2_000, requestMs: 4_000, keepAliveMs: 5_000, checkMs: 100, drainMs: 1_000 }),
+        slow,
+        () => {}
+      )
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => server.close())
+      )
+      const port = (server.address() as AddressInfo).port
+      const during = yield* Effect.promise(() => client(port, "NOT HTTP AT ALL\r\n\r\n", "head"))
+      expect(during.match(/HTTP\/1\.1 /g)).toHaveLength(1)
+      expect(during).not.toMatch(/ 400 /)
+      const afterwards = yield* Effect.promise(() => client(port, "NOT HTTP AT ALL\r\n\r\n", "end"))
+      expect(afterwards.match(/HTTP\/1\.1 /g)).toHaveLength(2)
+      expect(afterwards).toMatch(/HTTP\/1\.1 400 [\s\S]*"detail"/)
+    }).pipe(Effect.scoped))
+})
+
 describe("FrontDoor connections per client", () => {
   /** A connection, open once connected; what it was sent until it closed. */
   const open = (port: number) =>
