@@ -7,27 +7,15 @@
  * terminal sends it) stops everything: the demo exits 0 and the service drained and let go of its
  * database.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { join } from "node:path"
 import { freePort } from "@climate-grade/server/test/BuiltServer"
-import { Chromium } from "@climate-grade/testing"
+import { Chromium, FreshClone } from "@climate-grade/testing"
 import { afterAll, describe, expect, it } from "vitest"
 import { ROOT } from "../src/Demo.js"
 import { awaitAlert, signIn, watchExtremePlace } from "./support/Walkthrough.js"
-
-/** The files a clone has: tracked, and new ones not ignored (this test runs before a commit too). */
-const cloneInto = (target: string) => {
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT })
-    .toString()
-    .split("\0")
-    .filter((f) => f !== "" && existsSync(join(ROOT, f)))
-  for (const file of files) {
-    mkdirSync(dirname(join(target, file)), { recursive: true })
-    cpSync(join(ROOT, file), join(target, file))
-  }
-}
 
 /**
  * The environment a newcomer's shell has: this run's, without the test suite's own database (the
@@ -69,7 +57,7 @@ afterAll(() => {
 
 describe.skipIf(!Chromium.available())("pnpm demo from a fresh clone", () => {
   it("builds, starts, signs in, delivers an alert to its inbox page, serves user:create, and stops cleanly on Ctrl-C", async () => {
-    cloneInto(clone)
+    FreshClone.copyInto(ROOT, clone)
     expect(existsSync(join(clone, "apps/server/dist"))).toBe(false)
     const install = await run("pnpm", ["install", "--offline", "--frozen-lockfile"], clone, { CI: "true" })
     expect(install.code, install.output).toBe(0)

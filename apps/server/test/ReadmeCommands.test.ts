@@ -6,27 +6,16 @@
  * first start, in the relative default `./.data`, is at the root, owner-only, and opened again by
  * the last; and nothing but the build's files is ever written under apps/server/dist.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
+import { FreshClone } from "@climate-grade/testing"
 import { afterAll, describe, expect, it } from "vitest"
 import { freePort } from "./support/BuiltServer.js"
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
-
-/** The files a clone has: tracked, and new ones not ignored (this test runs before a commit too). */
-const cloneInto = (target: string) => {
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT })
-    .toString()
-    .split("\0")
-    .filter((f) => f !== "" && existsSync(join(ROOT, f)))
-  for (const file of files) {
-    mkdirSync(dirname(join(target, file)), { recursive: true })
-    cpSync(join(ROOT, file), join(target, file))
-  }
-}
 
 /** A newcomer's shell: this run's environment without the suite's database or data directory. */
 const shellEnv = (extra: Record<string, string> = {}) => {
@@ -113,7 +102,7 @@ const notTheBuilds = () =>
 
 describe("README's commands from a fresh clone", () => {
   it("pnpm start, Ctrl-C, pnpm demo, Ctrl-C, pnpm build, pnpm start: each succeeds, stops quietly, and writes nothing into dist", async () => {
-    cloneInto(clone)
+    FreshClone.copyInto(ROOT, clone)
     expect(existsSync(join(clone, "apps/server/dist"))).toBe(false)
     const install = await run(["install", "--offline", "--frozen-lockfile"], { CI: "true" })
     expect(install.code, install.output).toBe(0)
