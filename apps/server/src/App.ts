@@ -15,7 +15,7 @@ import {
   Crypto,
   DataViews,
   ForecastEvents,
-  Grader,
+  GradingCache,
   LoginThrottle,
   Providers,
   RETRY_FOR_MS,
@@ -92,9 +92,11 @@ const providerSettings = (config: AppConfig) =>
  */
 const dataLayer = (config: AppConfig) =>
   Layer.merge(
-    DataViews.layer({ makeGrading: (history) => Grader.makeGrader(history) }),
+    DataViews.layer,
     ColdCells.layer(config.coldCellsPerClient).pipe(Layer.provide(ColdCellSlotsRepo.layer))
   ).pipe(
+    // One cache of gradings for the views and the alert evaluator (alertsLayer reads it from here).
+    Layer.provideMerge(GradingCache.layer()),
     Layer.provideMerge(
       CellData.layer({ historyStart: config.historyStart, dailyUnits: config.weather.dailyUnits, shares: config.weather.shares })
     ),
@@ -144,7 +146,7 @@ const alertsLayer = (config: AppConfig) => {
     onNone: () => Layer.empty,
     onSome: ({ apiUrl, token }) => ChatBot.layer({ apiUrl, token, timeout: alerts.sendTimeoutMs })
   })
-  return Alerts.layer({ makeGrading: (history) => Grader.makeGrader(history) }).pipe(
+  return Alerts.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(AlertsRepo.layer, settings, bot))
   )
 }

@@ -11,19 +11,19 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import { ForecastEvents } from "../weather/ForecastEvents.js"
 import { AlertSettings } from "./AlertSettings.js"
-import { AlertEvaluator, type EvaluatorOptions, make as makeEvaluator } from "./Evaluator.js"
+import { AlertEvaluator, make as makeEvaluator } from "./Evaluator.js"
 import { ChatBot, Watches } from "./Ports.js"
 import * as Sender from "./Sender.js"
 
-export const layer = (options: Pick<EvaluatorOptions, "makeGrading">) =>
-  Layer.scoped(
+/** Needs the one `GradingCache` of the process, shared with the views. */
+export const layer = Layer.scoped(
     AlertEvaluator,
     Effect.gen(function* () {
       const settings = yield* AlertSettings
       const watches = yield* Watches
       // One pending wake-up is enough: the sender drains everything due when it wakes.
       const wake = yield* Queue.sliding<void>(1)
-      const evaluator = yield* makeEvaluator({ ...options, onQueued: Effect.asVoid(Queue.offer(wake, undefined)) })
+      const evaluator = yield* makeEvaluator({ onQueued: Effect.asVoid(Queue.offer(wake, undefined)) })
       yield* Effect.forkScoped(evaluator.worker)
 
       const pass = Effect.flatMap(watches.cells, Effect.forEach((cell) => evaluator.trigger(cell), { discard: true })).pipe(

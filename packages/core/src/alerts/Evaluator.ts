@@ -16,9 +16,7 @@ import * as Queue from "effect/Queue"
 import { UnitOfWork, Users } from "../accounts/Ports.js"
 import { type Cell, coordinateLabel } from "../Cell.js"
 import * as CivilDate from "../CivilDate.js"
-import * as Lru from "../Lru.js"
-import { bytes as seriesBytes } from "../weather/DailySeries.js"
-import type { Grading } from "../grading/Grader.js"
+import { GradingCache } from "../data/GradingCache.js"
 import { CellData } from "../weather/CellData.js"
 import * as UpstreamBudget from "../weather/UpstreamBudget.js"
 import type { DailySeries } from "../weather/DailySeries.js"
@@ -26,7 +24,6 @@ import type { History } from "../weather/Held.js"
 import { AlertSettings } from "./AlertSettings.js"
 import { deliverable } from "./Delivery.js"
 import * as Notable from "../spells/Notable.js"
-import type * as Spells from "../spells/Spells.js"
 import { isSpellKind, RULES } from "./Kinds.js"
 import * as Message from "./Message.js"
 import { AlertLog, type Delivery, type Watch, Watches } from "./Ports.js"
@@ -48,11 +45,7 @@ export class AlertEvaluator extends Context.Tag("@climate-grade/core/AlertEvalua
   }
 >() {}
 
-/** Gradings kept, for the cells evaluated most recently. */
-const GRADINGS_HELD = 32
-
 export interface EvaluatorOptions {
-  readonly makeGrading: (history: DailySeries) => Grading
   /** Called after an alert's message is queued, to wake the sender. */
   readonly onQueued: Effect.Effect<void>
 }
@@ -66,40 +59,12 @@ export const make = (options: EvaluatorOptions) =>
     const users = yield* Users
     const uow = yield* UnitOfWork
 
-    // A grading is a pure function of the record; rebuilt only when the record's end moves.
-    // Weighed as twice its record: the grader keeps the record and a sorted copy of its values.
-    const gradings = Lru.make<string, { readonly end: number; readonly grading: Grading; readonly bytes: number }>({
-      name: "alert-gradings",
-      capacity: GRADINGS_HELD,
-      maxWeight: 16 * 1024 * 1024,
-      weigh: (entry) => entry.bytes
-    })
-    const gradingFor = (key: string, end: number, series: DailySeries) => {
-      const hit = gradings.get(key)
-      if (hit !== undefined && hit.end === end) return hit.grading
-      const grading = options.makeGrading(series)
-      gradings.set(key, { end, grading, bytes: 2 * seriesBytes(series) })
-      return grading
-    }
-
-    // A record's spell thresholds depend on its baseline alone: computed once per record end.
-    const thresholds = Lru.make<string, { readonly end: number; readonly held: Spells.Thresholds | null }>({
-      name: "alert-spell-thresholds",
-      capacity: GRADINGS_HELD,
-      maxWeight: 64 * 1024,
-      weigh: () => 64
-    })
+    const gradings = yield* GradingCache
     /** The heat waves and cold spells on or coming (the spells view's `now`), and the record's first year. */
-    const spellsNow = (key: string, history: History, forecast: DailySeries, today: CivilDate.EpochDay) => {
-      const hit = thresholds.get(key)
-      let held: Spells.Thresholds | null | undefined
-      if (hit !== undefined && hit.end === history.end) held = hit.held
-      else {
-        held = Notable.heldThresholds(history.series, history.end)
-        if (held !== undefined) thresholds.set(key, { end: history.end, held })
-      }
-      return Notable.nowOf({ record: history.series, recordLast: history.end, forecast, today, thresholds: held })
-    }
+    const spellsNow = (key: string, history: History, forecast: DailySeries, today: CivilDate.EpochDay) =>
+      Effect.map(gradings.thresholds(key, history), (thresholds) =>
+        Notable.nowOf({ record: history.series, recordLast: history.end, forecast, today, thresholds })
+      )
 
     const evaluateCell = (cell: Cell) =>
       Effect.gen(function* () {
@@ -116,7 +81,7 @@ export const make = (options: EvaluatorOptions) =>
         const place = (yield* data.label(cell)) ?? coordinateLabel(cell)
         const now = yield* Clock.currentTimeMillis
         const today = CivilDate.todayIn(now, history.timezone)
-        const grading = gradingFor(cell.key, history.end, history.series)
+        const grading = yield* gradings.grading(cell.key, history)
         const found = Qualifying.candidates({
           today,
           daysAhead: settings.daysAhead,
@@ -124,7 +89,7 @@ export const make = (options: EvaluatorOptions) =>
           grade: grading.grade
         })
         const wantsSpells = watched.some((w) => w.kinds.some(isSpellKind))
-        const spells = wantsSpells ? spellsNow(cell.key, history, forecast.series, today) : null
+        const spells = wantsSpells ? yield* spellsNow(cell.key, history, forecast.series, today) : null
         const spellsFound =
           spells === null ? [] : SpellAlerts.candidates({ now: spells.now, today, daysAhead: settings.daysAhead })
         if (found.length === 0 && spellsFound.length === 0) return

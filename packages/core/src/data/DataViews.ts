@@ -12,15 +12,11 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { Cell } from "../Cell.js"
 import * as CivilDate from "../CivilDate.js"
-import type { Grading } from "../grading/Grader.js"
-import * as Lru from "../Lru.js"
-import * as Spells from "../spells/Spells.js"
-import * as Baseline from "../trend/Baseline.js"
 import { CellData, type Forecast, HOUR_MS, type History } from "../weather/CellData.js"
-import * as DailySeries from "../weather/DailySeries.js"
 import type { NoHistory, UpstreamError } from "../weather/Errors.js"
 import * as CalendarRange from "./CalendarRange.js"
 import * as FreshnessToken from "./FreshnessToken.js"
+import { GradingCache } from "./GradingCache.js"
 import type { PayloadKey } from "./PayloadStore.js"
 import type * as Payloads from "./Payloads.js"
 import * as Views from "./Views.js"
@@ -162,58 +158,12 @@ export class DataViews extends Context.Tag("@climate-grade/core/DataViews")<
   }
 >() {}
 
-export interface DataViewsOptions {
-  /** The grading rules over one history record (docs/api.md "Weather data"), built once per record. */
-  readonly makeGrading: (history: DailySeries.DailySeries) => Grading
-  /** How many cells' gradings to keep built. */
-  readonly gradingCacheSize?: number
-  /** And how many bytes of them at most (default 24 MB). */
-  readonly gradingCacheBytes?: number
-}
-
-export const make = (options: DataViewsOptions) =>
+export const make =
   Effect.gen(function* () {
     const data = yield* CellData
-    const capacity = options.gradingCacheSize ?? 32
-    // A grading is a pure function of the record; the record changes only when its end does.
-    // Weighed as twice its record: the grader keeps the record and a sorted copy of its values.
-    // The spells' baseline thresholds are the record's too, kept beside it once computed.
-    interface Graded {
-      readonly end: number
-      readonly grading: Grading
-      readonly bytes: number
-      thresholds?: Spells.Thresholds | null
-    }
-    const gradings = Lru.make<string, Graded>({
-      name: "gradings",
-      capacity,
-      maxWeight: options.gradingCacheBytes ?? 24 * 1024 * 1024,
-      weigh: (entry) => entry.bytes
-    })
-    const gradedFor = (cell: Cell, history: History) =>
-      Effect.sync(() => {
-        const hit = gradings.get(cell.key)
-        const entry: Graded =
-          hit !== undefined && hit.end === history.end
-            ? hit
-            : { end: history.end, grading: options.makeGrading(history.series), bytes: 2 * DailySeries.bytes(history.series) }
-        if (entry !== hit) gradings.set(cell.key, entry)
-        return entry
-      })
-    const gradingFor = (cell: Cell, history: History) => Effect.map(gradedFor(cell, history), (entry) => entry.grading)
-    /**
-     * The spells' thresholds of a record, computed once and held with its grading; undefined
-     * where the forecast enters them (a record ending within two days of its baseline's end),
-     * so that the view computes them from its series each time.
-     */
-    const thresholdsFor = (cell: Cell, history: History) =>
-      Effect.map(gradedFor(cell, history), (entry): Spells.Thresholds | null | undefined => {
-        if (!Spells.thresholdsHeld(history.series, history.end)) return undefined
-        if (entry.thresholds === undefined) {
-          entry.thresholds = Spells.thresholds(history.series, Baseline.of(history.series.start, history.end))
-        }
-        return entry.thresholds
-      })
+    const gradings = yield* GradingCache
+    const gradingFor = (cell: Cell, history: History) => gradings.grading(cell.key, history)
+    const thresholdsFor = (cell: Cell, history: History) => gradings.thresholds(cell.key, history)
 
     const cellInfo = (cell: Cell, label: string | null, timezone: string): Payloads.CellInfo => ({
       lat: cell.lat,
@@ -494,5 +444,6 @@ export const make = (options: DataViewsOptions) =>
     return DataViews.of({ grade, heldGrade, forecast, calendar, day, trend, spells, prefetch, bundle })
   })
 
-export const layer = (options: DataViewsOptions) => Layer.effect(DataViews, make(options))
+/** The views; needs the one `GradingCache` of the process (shared with the alert evaluator). */
+export const layer = Layer.effect(DataViews, make)
 

@@ -4,7 +4,7 @@
  * the very plan the grade view makes from the same record (same token, same payload).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cell, CellData, CivilDate, DataViews, Grader } from "@climate-grade/core"
+import { Cell, CellData, CivilDate, DataViews, GradingCache } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
@@ -49,7 +49,7 @@ const layerFor = (world: World, upstream: boolean) => {
     heldLabel: () => Effect.succeed(world.label),
     forecastReach: 15
   })
-  return DataViews.layer({ makeGrading: (s) => Grader.makeGrader(s) }).pipe(Layer.provide(Layer.succeed(CellData.CellData, data)))
+  return DataViews.layer.pipe(Layer.provide(GradingCache.layer()), Layer.provide(Layer.succeed(CellData.CellData, data)))
 }
 
 const worlds = FastCheck.record({

@@ -4,7 +4,7 @@
  * forecast is missing (the next request may find them and change the token).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cell, CellData, CivilDate, DataViews, Grader, UpstreamFailure } from "@climate-grade/core"
+import { Cell, CellData, CivilDate, DataViews, GradingCache, UpstreamFailure } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
@@ -52,7 +52,7 @@ const views = (world: World) => {
       forecastReach: 15
     })
   )
-  return DataViews.layer({ makeGrading: (s) => Grader.makeGrader(s) }).pipe(Layer.provide(data))
+  return DataViews.layer.pipe(Layer.provide(GradingCache.layer()), Layer.provide(data))
 }
 
 /** Every plan a request for the cell can make at `now`, by name. */
