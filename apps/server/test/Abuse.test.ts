@@ -174,7 +174,7 @@ for (const backend of backends) {
           for (const email of ["x".repeat(20_000), "\u{1F600}@example.org", ""]) {
             const response = yield* login(server.origin, email, "guess", from("10.0.2.1"))
             expect(response.status).toBe(400)
-            expect(yield* json(response)).toEqual({ detail: "LOGIN_BAD_CREDENTIALS" })
+            expect(yield* json(response)).toEqual({ detail: "LOGIN_BAD_CREDENTIALS", code: "bad-credentials" })
           }
           for (const email of ["nul\u0000@example.org", "\ud800@example.org"]) {
             const response = yield* login(server.origin, email, "guess", from("10.0.2.1"))

@@ -317,7 +317,7 @@ for (const backend of backends) {
           for (const [body, detail] of cases) {
             const answer = yield* send(server.url("/api/v2/auth/login"), { method: "POST", headers: json, body: JSON.stringify(body) })
             expect(answer.status).toBe(400)
-            expect(JSON.parse(answer.text)).toEqual({ detail })
+            expect(JSON.parse(answer.text)).toEqual({ detail, code: "invalid-body" })
           }
         }))
 

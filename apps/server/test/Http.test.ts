@@ -50,7 +50,7 @@ for (const backend of backends) {
           for (const path of ["/api/v2/nope", "/api", "/api/v3/health"]) {
             const response = yield* http(server.url(path))
             expect(response.status).toBe(404)
-            expect(yield* json(response)).toEqual({ detail: "Not Found" })
+            expect(yield* json(response)).toEqual({ detail: "Not Found", code: "not-found" })
           }
         }))
 
@@ -109,7 +109,7 @@ for (const backend of backends) {
           ] as const) {
             const response = yield* login(server, email, password)
             expect(response.status).toBe(400)
-            expect(yield* json(response)).toEqual({ detail: "LOGIN_BAD_CREDENTIALS" })
+            expect(yield* json(response)).toEqual({ detail: "LOGIN_BAD_CREDENTIALS", code: "bad-credentials" })
             expect(response.headers.get("set-cookie")).toBeNull()
           }
         }))
@@ -130,7 +130,8 @@ for (const backend of backends) {
             })
             expect(response.status).toBe(400)
             const payload = (yield* json(response)) as { detail: string }
-            expect(Object.keys(payload)).toEqual(["detail"])
+            expect(Object.keys(payload)).toEqual(["detail", "code"])
+            expect(payload).toMatchObject({ code: "invalid-body" })
             expect(payload.detail).toContain(names)
           }
         }))
@@ -143,7 +144,7 @@ for (const backend of backends) {
           for (const headers of [{}, { cookie: "session=forged" }, { authorization: "Bearer forged" }]) {
             const response = yield* http(server.url("/api/v2/users/me"), { headers })
             expect(response.status).toBe(401)
-            expect(yield* json(response)).toEqual({ detail: "Unauthorized" })
+            expect(yield* json(response)).toEqual({ detail: "Unauthorized", code: "unauthorized" })
           }
           const sql = yield* SqlClient.SqlClient
           yield* sql`update users set is_active = false where id = ${user.id}`
@@ -285,7 +286,7 @@ describe("health when the database stops answering", () => {
         yield* Effect.promise(() => db.pglite.close())
         const response = yield* http(server.url("/api/v2/health"))
         expect(response.status).toBe(503)
-        expect(yield* json(response)).toEqual({ detail: "The database does not answer." })
+        expect(yield* json(response)).toEqual({ detail: "The database does not answer.", code: "database-unavailable" })
       }))
   })
 })

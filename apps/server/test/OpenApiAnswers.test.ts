@@ -115,8 +115,25 @@ const world = Layer.unwrapScoped(
   })
 )
 
+interface JsonSchema {
+  readonly anyOf?: ReadonlyArray<JsonSchema>
+  readonly $ref?: string
+  readonly properties?: { readonly code?: { readonly enum?: ReadonlyArray<string> } }
+}
+interface Response {
+  readonly content?: { readonly "application/json"?: { readonly schema: JsonSchema } }
+}
 interface Document {
-  readonly paths: Record<string, Record<string, { readonly responses: Record<string, unknown> }>>
+  readonly paths: Record<string, Record<string, { readonly responses: Record<string, Response> }>>
+  readonly components: { readonly schemas: Record<string, JsonSchema> }
+}
+
+/** The codes an error response's schema lists (every member of a union, references followed). */
+const codesListed = (document: Document, schema: JsonSchema | undefined): Array<string> => {
+  if (schema === undefined) return []
+  if (schema.$ref !== undefined) return codesListed(document, document.components.schemas[schema.$ref.split("/").pop()!])
+  if (schema.anyOf !== undefined) return schema.anyOf.flatMap((member) => codesListed(document, member))
+  return [...(schema.properties?.code?.enum ?? [])]
 }
 
 /** "METHOD /template" of every operation, with a matcher for concrete paths. */
@@ -126,7 +143,8 @@ const operationsOf = (document: Document) =>
       key: `${method.toUpperCase()} ${template}`,
       method: method.toUpperCase(),
       pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`),
-      statuses: Object.keys(operation.responses).map(Number)
+      statuses: Object.keys(operation.responses).map(Number),
+      responses: operation.responses
     }))
   )
 
@@ -174,9 +192,12 @@ describe("the OpenAPI document against the real answers", () => {
         )) as Document
         const operations = operationsOf(document)
         const observed = new Map<string, Set<number>>(operations.map((o) => [o.key, new Set()]))
-        // Answers that break the common rules on the way: an error body that is not {"detail": …},
-        // a 429 or 503 without Retry-After (/health's 503 has none: it is a probe, not a refusal).
+        // Answers that break the common rules on the way: an error body that is not {"detail", "code"}
+        // (and "retry_at" exactly when Retry-After is sent), a code the operation's document does not
+        // list for that status, a 429 or 503 without Retry-After (/health's 503 has none: it is a
+        // probe, not a refusal).
         const misfits: Array<string> = []
+        const codesSeen = new Set<string>()
 
         const call = (path: string, request: Request = {}) =>
           Effect.promise(async () => {
@@ -198,8 +219,21 @@ describe("the OpenAPI document against the real answers", () => {
             if (response.status >= 400) {
               const body: unknown = JSON.parse(text)
               const keys = typeof body === "object" && body !== null ? Object.keys(body) : []
-              if (keys.join() !== "detail" || typeof (body as { detail: unknown }).detail !== "string") {
-                misfits.push(`${at}: body ${text.slice(0, 80)}`)
+              const { detail, code, retry_at } = body as { detail?: unknown; code?: unknown; retry_at?: unknown }
+              const retryAfter = response.headers.get("retry-after")
+              const wanted = retryAfter === null ? "detail,code" : "detail,code,retry_at"
+              if (keys.join() !== wanted || typeof detail !== "string" || typeof code !== "string") {
+                misfits.push(`${at}: body ${text.slice(0, 120)}`)
+              } else {
+                codesSeen.add(code)
+                const listed = codesListed(document, operation.responses[String(response.status)]?.content?.["application/json"]?.schema)
+                if (!listed.includes(code)) misfits.push(`${at}: code ${code} not among ${listed.join(", ")}`)
+                if (retryAfter !== null) {
+                  // retry_at is RFC 3339 and says the moment Retry-After counts to (within its rounding up).
+                  const at_ = typeof retry_at === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(retry_at) ? Date.parse(retry_at) : Number.NaN
+                  const moment = Date.now() + Number(retryAfter) * 1000
+                  if (!(Math.abs(at_ - moment) <= 3_000)) misfits.push(`${at}: retry_at ${String(retry_at)} against Retry-After ${retryAfter}`)
+                }
               }
             }
             const refusal = response.status === 429 || (response.status === 503 && operation.key !== "GET /api/v2/health")
@@ -454,8 +488,12 @@ describe("the OpenAPI document against the real answers", () => {
         const sorted = (statuses: Iterable<number>) => [...statuses].sort((a, b) => a - b)
         const seen = Object.fromEntries([...observed].map(([key, statuses]) => [key, sorted(statuses)]))
         const listed = Object.fromEntries(operations.map((o) => [o.key, sorted(o.statuses)]))
-        expect(seen).toEqual(listed)
         expect(misfits).toEqual([])
+        expect(seen).toEqual(listed)
+        // The refusals a program most needs to tell apart were all provoked, each with its own code.
+        for (const code of ["budget-spent", "client-share-spent", "cold-cells-busy", "rate-limited", "upstream-timeout", "upstream-failed", "no-history", "invalid-query", "invalid-text", "bad-credentials", "unauthorized", "database-unavailable", "database-fault"]) {
+          expect(codesSeen, code).toContain(code)
+        }
       }), 150_000)
   })
 })

@@ -285,7 +285,7 @@ describe("SIGTERM", () => {
       // The pause: still listening, /health says 503 so a balancer stops sending; other answers as usual.
       const health = await fetch(`http://127.0.0.1:${server.port}/api/v2/health`)
       expect(health.status).toBe(503)
-      expect(await health.json()).toEqual({ detail: "This instance is shutting down; another one will answer." })
+      expect(await health.json()).toEqual({ detail: "This instance is shutting down; another one will answer.", code: "shutting-down" })
       expect(await reusedInPause!.get("/api/v2/grade?lat=30&lon=30")).toMatchObject({ status: 200 })
 
       // The listener closes at the end of the pause.

@@ -143,7 +143,7 @@ for (const backend of backends) {
           for (const [q, detail] of cases) {
             const answer = yield* places(q)
             expect(answer.status, String(q)).toBe(400)
-            expect(answer.body).toEqual({ detail: expect.stringMatching(detail) })
+            expect(answer.body).toEqual({ detail: expect.stringMatching(detail), code: "invalid-query" })
           }
           expect(searches(fake).length).toBe(before)
           expect((yield* places(`  ${"y".repeat(200)}  `)).status).toBe(200)
@@ -156,13 +156,13 @@ for (const backend of backends) {
           const limited = yield* places("Faulty town")
           expect(limited.status).toBe(503)
           expect(limited.headers.get("retry-after")).toBe("12")
-          expect(limited.body).toEqual({ detail: "Weather source is rate-limited; try again later." })
+          expect(limited.body).toEqual({ detail: "Weather source is rate-limited; try again later.", code: "rate-limited", retry_at: expect.any(String) })
           fake.faults.push({ status: 503 })
           expect((yield* places("Faulty town")).status).toBe(503)
           fake.faults.push({ status: 500 })
           const failed = yield* places("Faulty town")
           expect(failed.status).toBe(502)
-          expect(failed.body).toEqual({ detail: expect.stringMatching(/geocoder failed/) })
+          expect(failed.body).toEqual({ detail: expect.stringMatching(/geocoder failed/), code: "upstream-failed" })
           fake.faults.push("malformed")
           expect((yield* places("Faulty town")).status).toBe(502)
           const before = searches(fake).length
@@ -196,7 +196,7 @@ for (const backend of backends) {
         Effect.gen(function* () {
           const answer = yield* places("Unreachable town")
           expect(answer.status).toBe(502)
-          expect(answer.body).toEqual({ detail: "The geocoder failed: it could not be reached." })
+          expect(answer.body).toEqual({ detail: "The geocoder failed: it could not be reached.", code: "upstream-failed" })
           expect(JSON.stringify(answer.body)).not.toMatch(/E[A-Z]{3,}|127\.0\.0\.1/)
           expect(logs.filter((l) => l.includes("upstream geocoder")).join("\n")).toMatch(/it could not be reached \(ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:1\)/)
         }))

@@ -130,7 +130,7 @@ for (const backend of backends) {
           const before = yield* upstreamCalls
           const missing = yield* get("/api/v2/card.png?lat=-12.5&lon=130.75")
           expect(missing.status).toBe(404)
-          expect(JSON.parse(new TextDecoder().decode(missing.bytes))).toEqual({ detail: expect.stringMatching(/No grades are held/) })
+          expect(JSON.parse(new TextDecoder().decode(missing.bytes))).toEqual({ detail: expect.stringMatching(/No grades are held/), code: "not-held" })
           for (const [path, parameter] of [
             ["/api/v2/card.png?lat=abc&lon=1", "lat"],
             ["/api/v2/card.png?lat=1", "lon"],

@@ -163,7 +163,7 @@ for (const backend of backends) {
           ] as const) {
             const response = yield* promise(() => fetch(server.url(path), { method, redirect: "manual" }))
             expect(response.status).toBe(404)
-            expect(yield* promise(() => response.json())).toEqual({ detail: "Unknown provider." })
+            expect(yield* promise(() => response.json())).toEqual({ detail: "Unknown provider.", code: "not-found" })
           }
         }))
 
@@ -180,7 +180,7 @@ for (const backend of backends) {
           ] as const) {
             const response = yield* promise(() => fetch(server.url(path), { method, redirect: "manual" }))
             expect(response.status).toBe(401)
-            expect(yield* promise(() => response.json())).toEqual({ detail: "Unauthorized" })
+            expect(yield* promise(() => response.json())).toEqual({ detail: "Unauthorized", code: "unauthorized" })
           }
         }))
 
@@ -728,7 +728,7 @@ for (const backend of backends) {
           ] as const) {
             const response = yield* promise(() => browser.fetch(f.server.url(path), { method }))
             expect([path, response.status]).toEqual([path, 401])
-            expect(yield* promise(() => response.json())).toEqual({ detail: "Unauthorized" })
+            expect(yield* promise(() => response.json())).toEqual({ detail: "Unauthorized", code: "unauthorized" })
           }
           const start = yield* promise(() => browser.fetch(f.server.url("/api/v2/oauth/chat/login/start")))
           expect(new URL(start.headers.get("location")!).searchParams.get("scope")).toBe("identify email")

@@ -219,7 +219,7 @@ describe("the site at the root", () => {
         for (const path of ["/api/v2/nope", "/api/v2", "/api", "/api/v3/health"]) {
           const response = yield* raw(origin, path)
           expect(response.status, path).toBe(404)
-          expect(JSON.parse(response.body.toString())).toEqual({ detail: "Not Found" })
+          expect(JSON.parse(response.body.toString())).toEqual({ detail: "Not Found", code: "not-found" })
         }
         expect((yield* raw(origin, "/api/v2/health")).status).toBe(200)
       }))
@@ -259,7 +259,7 @@ describe("the site under BASE_PATH", () => {
           expect(notFound.body.toString()).toMatch(/<a href="\/climate\/">/)
           expectSecurityHeaders(notFound.headers)
           // The API under the prefix keeps JSON; outside the prefix nothing is served.
-          expect(JSON.parse((yield* raw(origin, "/climate/api/v2/nope")).body.toString())).toEqual({ detail: "Not Found" })
+          expect(JSON.parse((yield* raw(origin, "/climate/api/v2/nope")).body.toString())).toEqual({ detail: "Not Found", code: "not-found" })
           expect((yield* raw(origin, "/climate/api/v2/health")).status).toBe(200)
           for (const path of ["/", "/alerts", "/climatex/", "/assets/app-1234.js", "/sw.js"]) {
             expect((yield* raw(origin, path)).status, path).toBe(404)

@@ -1,4 +1,4 @@
-import { RetryAfter } from "@climate-grade/core/rules"
+import { Refusal, RetryAfter } from "@climate-grade/core/rules"
 
 /**
  * Where the site finds the API. The bundle lives at `{BASE_PATH}/assets/…`, so "../" from this module
@@ -35,11 +35,18 @@ export const goSignIn = (path: string, units: () => string) => (event: MouseEven
 }
 
 
-/** JSON from a plain API route (places, account), with the `{detail}` and `Retry-After` of an error response. */
+/** JSON from a plain API route (places, account), with the `{detail, code, retry_at}` and `Retry-After` of an error response. */
 export const getJson = async <A>(
   path: string,
   init: RequestInit = {}
-): Promise<{ status: number; body: A | null; detail: string | null; retryAfter: number | null }> => {
+): Promise<{
+  status: number
+  body: A | null
+  detail: string | null
+  code: Refusal.Code | null
+  retryAt: number | null
+  retryAfter: number | null
+}> => {
   const response = await fetch(api(path), { credentials: "same-origin", ...init })
   const text = await response.text()
   let body: unknown = null
@@ -52,5 +59,13 @@ export const getJson = async <A>(
     response.ok || body === null || typeof body !== "object" || typeof (body as { detail?: unknown }).detail !== "string"
       ? null
       : (body as { detail: string }).detail
-  return { status: response.status, body: response.ok ? (body as A) : null, detail, retryAfter: RetryAfter.seconds(response.headers.get("retry-after"), Date.now()) }
+  const refusal = response.ok ? null : Refusal.read(text)
+  return {
+    status: response.status,
+    body: response.ok ? (body as A) : null,
+    detail,
+    code: refusal?.code ?? null,
+    retryAt: refusal?.retryAt ?? null,
+    retryAfter: RetryAfter.seconds(response.headers.get("retry-after"), Date.now())
+  }
 }

@@ -1,15 +1,22 @@
 /**
  * What a failed request means, for a person: the server's own `detail` when it refused (a 4xx, a
- * 503), how long to wait (`Retry-After`), and for the day's weather budget, which opens again at
- * 00:00 UTC, that moment in the person's own time. Plain words everywhere else; never an internal
- * code. Pure: the clock and the time zone are arguments.
+ * 503), how long to wait (`retry_at`, else `Retry-After`), and for the day's weather budget (its
+ * `code` says so: `budget-spent`, `client-share-spent`) the moment it opens again in the person's
+ * own time. Decided by the refusal's `code` (core `Refusal`), by the status only for an answer
+ * that carries none (a proxy's). Plain words everywhere else; never an internal code. Pure: the
+ * clock and the time zone are arguments.
  */
+import { Refusal } from "@climate-grade/core/rules"
 
 /** What the site knows of a failure: the client library's errors, or a plain fetch's answer. */
 export interface Failure {
   /** The HTTP status; null when no answer came (no network, a refused connection, a timeout). */
   readonly status: number | null
   readonly detail: string | null
+  /** The refusal's code; null when the answer had none (or no answer came). */
+  readonly code?: Refusal.Code | null
+  /** When the wait ends (epoch ms), from `retry_at`; null when not sent. */
+  readonly retryAt?: number | null
   /** Seconds, from `Retry-After`. */
   readonly retryAfter: number | null
 }
@@ -17,17 +24,19 @@ export interface Failure {
 /** The client library's errors (`RequestRejected`, `ServerError`, `NetworkError`, `BadPayload`) as a Failure. */
 export const failureOf = (error: unknown): Failure | "bad-payload" => {
   if (typeof error === "object" && error !== null) {
-    const e = error as { _tag?: unknown; status?: unknown; detail?: unknown; retryAfter?: unknown }
+    const e = error as { _tag?: unknown; status?: unknown; detail?: unknown; code?: unknown; retryAt?: unknown; retryAfter?: unknown }
     if (e._tag === "BadPayload") return "bad-payload"
     if ((e._tag === "RequestRejected" || e._tag === "ServerError") && typeof e.status === "number") {
       return {
         status: e.status,
         detail: typeof e.detail === "string" ? e.detail : null,
+        code: Refusal.isCode(e.code) ? e.code : null,
+        retryAt: typeof e.retryAt === "number" && Number.isFinite(e.retryAt) ? e.retryAt : null,
         retryAfter: typeof e.retryAfter === "number" && Number.isFinite(e.retryAfter) ? e.retryAfter : null
       }
     }
   }
-  return { status: null, detail: null, retryAfter: null }
+  return { status: null, detail: null, code: null, retryAt: null, retryAfter: null }
 }
 
 /** A detail a person can read; null for an internal code ("LOGIN_BAD_CREDENTIALS") or nothing. */
@@ -50,18 +59,12 @@ export const waitWords = (seconds: number): string => {
   return rest === 0 ? plural(hours, "hour") : `${plural(hours, "hour")} and ${plural(rest, "minute")}`
 }
 
-const DAY_MS = 86_400_000
+/** The refusals that last until the day's weather budget opens again (00:00 UTC). */
+const DAY_BUDGET: ReadonlySet<Refusal.Code> = new Set<Refusal.Code>(["budget-spent", "client-share-spent"])
 
-/**
- * When a wait ends at a UTC midnight, the moment it opens (epoch ms); else null. The day's budget
- * (and a share of it) is the only wait that runs to 00:00 UTC; a rate limit's is seconds or minutes.
- */
-export const dayBoundary = (now: number, retryAfter: number | null): number | null => {
-  if (retryAfter === null || retryAfter < 120) return null
-  const at = now + retryAfter * 1000
-  const midnight = Math.round(at / DAY_MS) * DAY_MS
-  return Math.abs(at - midnight) <= 90_000 ? midnight : null
-}
+/** Seconds until the wait ends: `retry_at` when sent, else `Retry-After`; null without either. */
+const secondsLeft = (failure: Failure, now: number): number | null =>
+  failure.retryAt != null ? Math.max(0, (failure.retryAt - now) / 1000) : failure.retryAfter
 
 /** "09:00" (or "9:00 AM": the person's locale), and "tomorrow" when that is another day where they are. */
 export const localMoment = (at: number, now: number, options: { readonly timeZone?: string; readonly locale?: string } = {}): string => {
@@ -77,13 +80,15 @@ export interface Context {
   readonly locale?: string
 }
 
-/** The sentence about waiting: the budget's local time, else "Try again in …". */
+/** The sentence about waiting: for the day's budget the moment it opens in local time, else "Try again in …". */
 const waitSentence = (failure: Failure, context: Context, what: string): string | null => {
-  const opens = dayBoundary(context.now, failure.retryAfter)
-  if (opens !== null) {
+  const left = secondsLeft(failure, context.now)
+  if (left === null) return null
+  if (failure.code != null && DAY_BUDGET.has(failure.code)) {
+    const opens = failure.retryAt ?? context.now + left * 1000
     return `${what} can be loaded again from ${localMoment(opens, context.now, context)} your time (in ${waitWords((opens - context.now) / 1000)}).`
   }
-  return failure.retryAfter === null ? null : `Try again in ${waitWords(failure.retryAfter)}.`
+  return `Try again in ${waitWords(left)}.`
 }
 
 const join = (...parts: ReadonlyArray<string | null>) => parts.filter((p) => p !== null).join(" ")
@@ -92,8 +97,10 @@ const join = (...parts: ReadonlyArray<string | null>) => parts.filter((p) => p !
 export const loadFailureWords = (error: unknown, context: Context): string => {
   const failure = failureOf(error)
   if (failure === "bad-payload") return "The weather service sent an answer this page does not understand. Reload the page."
-  const { status, detail } = failure
+  const { status, detail, code } = failure
   if (status === null) return "The weather service could not be reached. Check the connection and try again."
+  if (code === "upstream-timeout") return "The weather source took too long to answer. Try again in a minute."
+  if (code === "upstream-failed") return "The weather source failed to answer properly. Try again in a few minutes."
   if (status === 503 || status === 429 || (status >= 400 && status < 500)) {
     const fallback =
       status === 503
@@ -111,13 +118,20 @@ export const loadFailureWords = (error: unknown, context: Context): string => {
 const ELSEWHERE = "or pick the place on the map or by its coordinates."
 
 /** Why the place search failed (no transport codes: the server's 5xx details name its upstream). */
-export const searchFailureWords = (failure: Failure): string => {
-  const { status, detail } = failure
+export const searchFailureWords = (failure: Failure, now: number = Date.now()): string => {
+  const { status, detail, code } = failure
   if (status === null) return `The place search could not be reached. Check the connection, ${ELSEWHERE}`
-  if (status >= 400 && status < 500 && status !== 429) return plainDetail(detail) ?? "The place search did not accept that name."
-  const wait = failure.retryAfter === null ? null : waitWords(failure.retryAfter)
-  if (status === 429) return `You have searched a lot at once. Try again in ${wait ?? "a minute"}, ${ELSEWHERE}`
-  if (status === 503) return `The place search is busy right now. Try again in ${wait ?? "a minute"}, ${ELSEWHERE}`
-  if (status === 504) return `The place search took too long to answer. Try again in a minute, ${ELSEWHERE}`
+  const left = secondsLeft(failure, now)
+  const wait = left === null ? null : waitWords(left)
+  // A refusal to wait for, by its code (a 429 of this client's, a 503 of everyone's); by the status without one.
+  const waiting = code != null ? Refusal.isWait(code) : status === 429 || status === 503
+  if (!waiting && status >= 400 && status < 500) return plainDetail(detail) ?? "The place search did not accept that name."
+  if (waiting && (code === "too-many-requests" || (code == null && status === 429))) {
+    return `You have searched a lot at once. Try again in ${wait ?? "a minute"}, ${ELSEWHERE}`
+  }
+  if (waiting) return `The place search is busy right now. Try again in ${wait ?? "a minute"}, ${ELSEWHERE}`
+  if (code === "upstream-timeout" || (code == null && status === 504)) {
+    return `The place search took too long to answer. Try again in a minute, ${ELSEWHERE}`
+  }
   return `The place search is not working right now. Try again later, ${ELSEWHERE}`
 }

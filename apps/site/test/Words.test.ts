@@ -10,7 +10,7 @@ import { type Address, addressProblem, fitName, formatAddress, parseAddress, par
 import { parsePair, readForm } from "../src/coordinates.js"
 import { dayWhen, headline, verdict } from "../src/format.js"
 import type { ForecastPayload, Grade, GradePayload } from "../src/payloads.js"
-import { dayBoundary, loadFailureWords, plainDetail, searchFailureWords, waitWords } from "../src/refusal.js"
+import { loadFailureWords, plainDetail, searchFailureWords, waitWords } from "../src/refusal.js"
 import { returnPlace, safeReturn } from "../src/returnPath.js"
 import { localDate, topDay } from "../src/today.js"
 
@@ -144,7 +144,14 @@ describe("refusals in words", () => {
   const midnight = Date.UTC(2026, 10, 24)
   const BUDGET =
     "Today's weather budget (10000 cost units) is spent, so no new place can be loaded until 00:00 UTC; places already loaded still answer."
-  const budget = { _tag: "ServerError", status: 503, detail: BUDGET, retryAfter: (midnight - now) / 1000 }
+  const budget = {
+    _tag: "ServerError",
+    status: 503,
+    detail: BUDGET,
+    code: "budget-spent",
+    retryAt: midnight,
+    retryAfter: Math.ceil((midnight - now) / 1000) + 1
+  }
 
   it("the day's budget: the server's detail, then when new places open again in the person's own time", () => {
     expect(loadFailureWords(budget, { now, timeZone: "Asia/Tokyo", locale: "en-GB" })).toBe(
@@ -152,11 +159,22 @@ describe("refusals in words", () => {
     )
     expect(loadFailureWords(budget, { now, timeZone: "Europe/Berlin", locale: "en-GB" })).toContain("from 01:00 tomorrow your time")
     expect(loadFailureWords(budget, { now, timeZone: "America/New_York", locale: "en-GB" })).toContain("from 19:00 today your time")
-    // The wait the server sends is whole seconds, a little late or early: still that midnight.
-    expect(dayBoundary(now, (midnight - now) / 1000 + 1)).toBe(midnight)
-    expect(dayBoundary(now + 400, (midnight - now) / 1000)).toBe(midnight)
-    // A rate limit's minute is no day's end.
-    expect(dayBoundary(midnight - 60_000, 60)).toBeNull()
+    // A client's share of the budget opens at the same moment, said the same way.
+    expect(loadFailureWords({ ...budget, _tag: "RequestRejected", status: 429, code: "client-share-spent" }, { now, timeZone: "Asia/Tokyo", locale: "en-GB" })).toContain(
+      "New places can be loaded again from 09:00 today your time"
+    )
+  })
+
+  it("the budget is known by its code, never guessed from a wait that happens to end near midnight", () => {
+    // A rate limit whose wait lands on 00:00 UTC is still a rate limit: no "opens again" sentence.
+    const limited = { _tag: "ServerError", status: 503, detail: "Weather source is rate-limited; try again later.", code: "rate-limited", retryAt: midnight, retryAfter: (midnight - now) / 1000 }
+    expect(loadFailureWords(limited, { now, timeZone: "Asia/Tokyo", locale: "en-GB" })).toBe(
+      "Weather source is rate-limited; try again later. Try again in 8 hours and 40 minutes."
+    )
+    // And an answer without a code (a proxy's) gets the plain wait, whatever its length.
+    expect(loadFailureWords({ _tag: "ServerError", status: 503, detail: null, retryAfter: (midnight - now) / 1000 }, { now })).toBe(
+      "The weather source is busy right now. Try again in 8 hours and 40 minutes."
+    )
   })
 
   it("other 503s, 429s and 504s in plain words with the wait; 4xx with the server's detail", () => {

@@ -3,6 +3,7 @@
  * `fetch` and a clock, acting on the plain rules of Keys, Revalidation, Pruning and Payload.
  */
 import { PAYLOAD_VER } from "@climate-grade/core/data/PayloadVersion"
+import { Refusal } from "@climate-grade/core/rules"
 import { BadPayload, type LoadError, NetworkError, RequestRejected, ServerError } from "./Errors.js"
 import * as Http from "./Http.js"
 import { valueOf } from "./JsonText.js"
@@ -130,31 +131,35 @@ const abandonable = <A>(promise: Promise<A>, signal: AbortSignal): Promise<A> =>
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort))
   })
 
-/** A 4xx's or 5xx's `{detail}`, if it sent one. */
-const detailOf = (text: string | null): string | null => {
-  if (text === null) return null
-  const detail = (() => {
-    try {
-      return (JSON.parse(text) as { detail?: unknown } | null)?.detail
-    } catch {
-      return undefined // not JSON: no detail
-    }
-  })()
-  return typeof detail === "string" ? detail : null
+/** A 4xx's or 5xx's `{detail, code, retry_at}` (core `Refusal`), with `retry_at` else the moment `Retry-After` counts to. */
+const refusalOf = (answer: Http.Answer) => {
+  const refusal = Refusal.read(answer.text)
+  const retryAt = refusal.retryAt ?? (answer.retryAfter === null ? null : answer.receivedAt + answer.retryAfter * 1000)
+  return { ...refusal, retryAt }
 }
 
-const rejection = (url: string, answer: Http.Answer) =>
-  new RequestRejected({
+/** The code of a refusal, which decides what becomes of a stored copy (`Revalidation.outcome`). */
+const codeOf = (answer: Http.Answer): Refusal.Code | null => (answer.status >= 400 ? Refusal.read(answer.text).code : null)
+
+const rejection = (url: string, answer: Http.Answer) => {
+  const { code, detail, retryAt } = refusalOf(answer)
+  return new RequestRejected({
     url,
     status: answer.status,
-    detail: detailOf(answer.text) ?? (answer.text?.slice(0, 200) || "request refused"),
+    detail: detail ?? (answer.text?.slice(0, 200) || "request refused"),
+    code,
+    retryAt,
     retryAfter: answer.retryAfter
   })
+}
 
-const serverError = (url: string, answer: Http.Answer) =>
-  answer.status === 304
-    ? new BadPayload({ url, reason: "304 to an unconditional request" })
-    : new ServerError({ url, status: answer.status, detail: detailOf(answer.text), retryAfter: answer.retryAfter })
+/** A refusal to wait for is a RequestRejected as any 4xx; a 5xx or an unusable status a ServerError. */
+const serverError = (url: string, answer: Http.Answer) => {
+  if (answer.status === 304) return new BadPayload({ url, reason: "304 to an unconditional request" })
+  if (answer.status >= 400 && answer.status < 500) return rejection(url, answer)
+  const { code, detail, retryAt } = refusalOf(answer)
+  return new ServerError({ url, status: answer.status, detail, code, retryAt, retryAfter: answer.retryAfter })
+}
 
 const result = (entry: StoredEntry, data: unknown, source: Source): Result => ({
   data,
@@ -247,7 +252,7 @@ export const createClient = (options: ClientOptions): Client => {
       throw e
     }
     const at = now()
-    switch (outcome(answer.status, stored !== null, retried)) {
+    switch (outcome(answer.status, stored !== null, retried, codeOf(answer))) {
       case "network": {
         const text = answer.text ?? ""
         const data = parsePayload(view, text)
@@ -349,7 +354,7 @@ export const createClient = (options: ClientOptions): Client => {
       if (e instanceof NetworkError) return staleBundle(stored, e)
       throw e
     }
-    switch (outcome(answer.status, stored !== null, retried)) {
+    switch (outcome(answer.status, stored !== null, retried, codeOf(answer))) {
       case "network": {
         const bundle = splitBundle(answer.text ?? "")
         if (bundle === null) return staleBundle(stored, new BadPayload({ url, reason: "not a bundle" }))

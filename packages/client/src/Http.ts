@@ -14,6 +14,8 @@ export interface Answer {
   readonly text: string | null
   /** Seconds from `Retry-After`, when sent. */
   readonly retryAfter: number | null
+  /** When the answer came (epoch ms): what `Retry-After` counts from. */
+  readonly receivedAt: number
 }
 
 /**
@@ -42,11 +44,13 @@ export const fromFetch =
       let text: string | null = null
       if (status === 200 || status >= 400) text = await response.text()
       else await response.body?.cancel() // nothing to read: free the connection
+      const receivedAt = Date.now()
       return {
         status,
         etag: response.headers.get("etag"),
         text,
-        retryAfter: RetryAfter.seconds(response.headers.get("retry-after"), Date.now())
+        retryAfter: RetryAfter.seconds(response.headers.get("retry-after"), receivedAt),
+        receivedAt
       }
     } catch (cause) {
       if (signal.aborted) throw signal.reason

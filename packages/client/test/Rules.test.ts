@@ -47,6 +47,12 @@ describe("revalidation outcome", () => {
     expect(outcome(503, true, false)).toBe("stale")
     expect(outcome(503, false, false)).toBe("failed")
     expect(outcome(404, true, false)).toBe("rejected")
+    // Decided by the code: a refusal to wait for keeps the stored copy; one of the request itself drops it.
+    expect(outcome(429, true, false, "cold-cells-busy")).toBe("stale")
+    expect(outcome(429, true, false, "client-share-spent")).toBe("stale")
+    expect(outcome(429, false, false, "cold-cells-busy")).toBe("failed")
+    expect(outcome(400, true, false, "invalid-query")).toBe("rejected")
+    expect(outcome(404, true, false, "no-history")).toBe("rejected")
   })
 })
 
@@ -271,6 +277,35 @@ describe("a 4xx", () => {
     api.status = 503
     // Nothing left to fall back on.
     expect(await client.view("grade", 1, 2).catch((e: unknown) => e)).toMatchObject({ _tag: "ServerError", status: 503 })
+    await client.close()
+  })
+
+  it("a refusal to wait for (decided by its code) keeps the stored copy, and the error says its code and retryAt", async () => {
+    const store = memoryStore()
+    const api = fakeApi()
+    const key = viewKey("grade", 1, 2)
+    const client = clientOf(store, api)
+    await client.view("grade", 1, 2)
+    api.status = 429
+    api.code = "cold-cells-busy"
+    api.retryAfter = "5"
+    api.retryAt = "2030-01-02T03:04:05Z"
+    expect(await client.view("grade", 1, 2)).toMatchObject({ source: "stale" })
+    expect((await store.get([key]))[0]).toBeDefined()
+    // Another place, nothing stored: the call rejects, saying why and until when.
+    expect(await client.view("grade", 3, 4).catch((e: unknown) => e)).toMatchObject({
+      _tag: "RequestRejected",
+      status: 429,
+      code: "cold-cells-busy",
+      retryAt: Date.parse("2030-01-02T03:04:05Z"),
+      retryAfter: 5
+    })
+    // The same status with a code that refuses the request itself: the copy goes.
+    api.code = "invalid-query"
+    api.retryAfter = null
+    api.retryAt = null
+    expect(await client.view("grade", 1, 2).catch((e: unknown) => e)).toMatchObject({ _tag: "RequestRejected", code: "invalid-query", retryAt: null })
+    expect((await store.get([key]))[0]).toBeUndefined()
     await client.close()
   })
 

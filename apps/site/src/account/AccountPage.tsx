@@ -86,7 +86,7 @@ export const SignIn = ({ providers, onSignedIn }: { providers: ReadonlyArray<Pro
       } else if (answer.detail === "LOGIN_BAD_CREDENTIALS") {
         // The API's answer stays the contract's code; the page says what it means.
         setError(w("signin.bad"))
-      } else if (answer.status === 429) {
+      } else if (answer.code === "too-many-requests") {
         const wait = answer.retryAfter === null ? w("signin.a-while") : waitWords(answer.retryAfter)
         setError(`${plainDetail(answer.detail) ?? w("signin.too-many")} ${w("signin.try-in", { wait })}`)
       } else {
@@ -161,7 +161,7 @@ export const Identities = ({ me, providers, onChange }: { me: Me; providers: Rea
       if (answer.status === 204) {
         setMessage(w("links.unlinked", { provider: label }))
         onChange()
-      } else if (answer.status === 409) {
+      } else if (answer.code === "last-sign-in") {
         setMessage(w("links.only-way", { provider: label }))
       } else if (answer.status === 401) {
         setMessage(w("account.signed-out-elsewhere"))

@@ -113,7 +113,7 @@ export const SearchBox = ({
       if (answer.body !== null && isPlaces(answer.body)) {
         setState({ tag: "found", q: text, places: answer.body.places })
       } else {
-        setState({ tag: "failed", message: await failureWords({ status: answer.status, detail: answer.detail, retryAfter: answer.retryAfter }) })
+        setState({ tag: "failed", message: await failureWords({ status: answer.status, detail: answer.detail, code: answer.code, retryAt: answer.retryAt, retryAfter: answer.retryAfter }) })
       }
     } catch {
       // fetch rejects only when no answer came at all.

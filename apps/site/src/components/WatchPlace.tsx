@@ -133,7 +133,7 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon, name, accountHref }: Wa
             ? `You now watch ${answer.body.label} for ${kindsInWords(answer.body.kinds)}.`
             : `${answer.body.label} is now watched for ${kindsInWords(answer.body.kinds)}.`
         )
-      } else if (answer.status === 409) {
+      } else if (answer.code === "watch-limit-reached") {
         setError(
           `You already watch the most places allowed${config.value === null ? "" : ` (${config.value.watch_limit})`}. Stop watching one on the account page first.${plainDetail(answer.detail) === null ? "" : ` (${plainDetail(answer.detail)})`}`
         )

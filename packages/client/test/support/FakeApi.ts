@@ -26,6 +26,9 @@ export interface FakeApi {
   status: number | null
   /** Sent as Retry-After with those answers, when set. */
   retryAfter: string | null
+  /** The refusal's `code` and `retry_at` in those bodies, when set. */
+  code: string | null
+  retryAt: string | null
 }
 
 export const fakeApi = (): FakeApi => {
@@ -35,6 +38,8 @@ export const fakeApi = (): FakeApi => {
     padding: 0,
     status: null,
     retryAfter: null,
+    code: null,
+    retryAt: null,
     fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = new URL(String(input))
       const ifNoneMatch = new Headers(init?.headers).get("if-none-match")
@@ -44,7 +49,12 @@ export const fakeApi = (): FakeApi => {
       if (api.status !== null) {
         const headers: Record<string, string> = { "content-type": "application/json" }
         if (api.retryAfter !== null) headers["retry-after"] = api.retryAfter
-        return new Response(JSON.stringify({ detail: "refused" }), { status: api.status, headers })
+        const body = {
+          detail: "refused",
+          ...(api.code === null ? {} : { code: api.code }),
+          ...(api.retryAt === null ? {} : { retry_at: api.retryAt })
+        }
+        return new Response(JSON.stringify(body), { status: api.status, headers })
       }
       const etag = `W/"${url.pathname}-${lat}-${lon}-${api.revision}"`
       if (ifNoneMatch === etag) return new Response(null, { status: 304, headers: { etag } })

@@ -23,7 +23,7 @@ import { BadRequest, failWithRetryAfter, TooManyRequests, Unauthorized } from ".
 import { HttpSettings } from "./HttpSettings.js"
 import { clientAddress } from "../protocol/RequestInfo.js"
 
-const badCredentials = new BadRequest({ detail: "LOGIN_BAD_CREDENTIALS" })
+const badCredentials = new BadRequest({ detail: "LOGIN_BAD_CREDENTIALS", code: "bad-credentials" })
 
 /** The same answer whichever limit was reached and whether or not the account exists. */
 /** What a sign-out asks the browser to drop (Clear-Site-Data): everything of the origin but its cookies. */
@@ -31,8 +31,13 @@ export const CLEAR_SITE_DATA = '"cache", "storage"'
 
 const throttled = (error: LoginThrottle.TooManyAttempts) =>
   failWithRetryAfter(
-    new TooManyRequests({ detail: `Too many failed sign-in attempts; try again in ${error.retryAfterSeconds} seconds.` }),
-    error.retryAfterSeconds
+    error.retryAfterSeconds,
+    (retry_at) =>
+      new TooManyRequests({
+        detail: `Too many failed sign-in attempts; try again in ${error.retryAfterSeconds} seconds.`,
+        code: "too-many-requests",
+        retry_at
+      })
   )
 
 export const AuthLive = HttpApiBuilder.group(Api, "auth", (handlers) =>

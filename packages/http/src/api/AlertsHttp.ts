@@ -81,14 +81,14 @@ export const layer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
         Effect.gen(function* () {
           const user = yield* CurrentUser
           const request = yield* Either.match(WatchRequest.parse(payload), {
-            onLeft: (detail) => Effect.fail(new BadRequest({ detail })),
+            onLeft: (detail) => Effect.fail(new BadRequest({ detail, code: "invalid-body" })),
             onRight: Effect.succeed
           })
           const address = clientAddress(yield* HttpServerRequest.HttpServerRequest, trustedProxyHops)
           // A new cell is loaded first, as on the data routes: their refusals and failures, the same statuses.
           const { created, watch } = yield* Watching.watch(user.id, request, address).pipe(
             Effect.catchTags({
-              WatchLimitReached: ({ limit }) => Effect.fail(new Conflict({ detail: Watching.limitDetail(limit) })),
+              WatchLimitReached: ({ limit }) => Effect.fail(new Conflict({ detail: Watching.limitDetail(limit), code: "watch-limit-reached" })),
               TooManyColdCells: UpstreamErrors.tooManyColdCells,
               NoHistory: UpstreamErrors.noHistory,
               RateLimited: UpstreamErrors.fail,
@@ -105,7 +105,7 @@ export const layer = HttpApiBuilder.group(Api, "alerts", (handlers) =>
         Effect.gen(function* () {
           const user = yield* CurrentUser
           const outcome = yield* watches.remove(user.id, path.id)
-          if (outcome === "foreign") return yield* new NotFound({ detail: "No such watch." })
+          if (outcome === "foreign") return yield* new NotFound({ detail: "No such watch.", code: "not-found" })
           return HttpServerResponse.empty({ status: 204 })
         })
       )

@@ -6,6 +6,7 @@ import { CardGroup } from "./CardApi.js"
 import { DataGroup } from "./DataApi.js"
 import { OAuthGroup } from "./OAuthApi.js"
 import { PlacesGroup } from "./PlacesApi.js"
+import * as Errors from "./Errors.js"
 import * as StorableInput from "./StorableInput.js"
 import { SystemGroup } from "./SystemApi.js"
 
@@ -78,6 +79,6 @@ export class Api extends HttpApi.make("climate-grade")
       title: "climate-grade",
       version: "2",
       description: "How a place's weather ranks against its own recorded history, by percentile.",
-      transform: (spec) => StorableInput.documented(withoutDecodeError(spec))
+      transform: (spec) => Errors.documented(StorableInput.documented(withoutDecodeError(spec)))
     })
   ) {}

@@ -80,13 +80,16 @@ export const make = Effect.gen(function* () {
         Effect.tapError((cause) => Effect.logWarning(`card for ${plan.cell.lat},${plan.cell.lon} not drawn`, cause)),
         Effect.catchAll((cause) =>
           failWithRetryAfter(
-            new ServiceUnavailable({
-              detail:
-                cause instanceof CardPool.PoolFull
-                  ? "Too many cards are waiting to be drawn; try again shortly."
-                  : "The card could not be drawn in time; try again shortly."
-            }),
-            5
+            5,
+            (retry_at) =>
+              new ServiceUnavailable({
+                detail:
+                  cause instanceof CardPool.PoolFull
+                    ? "Too many cards are waiting to be drawn; try again shortly."
+                    : "The card could not be drawn in time; try again shortly.",
+                code: "busy",
+                retry_at
+              })
           )
         )
       )
@@ -103,8 +106,13 @@ export const make = Effect.gen(function* () {
       const count = underWay.get(client) ?? 0
       if (count >= PER_CLIENT) {
         return failWithRetryAfter(
-          new TooManyRequests({ detail: `At most ${PER_CLIENT} cards are drawn at once for one client; try again shortly.` }),
-          2
+          2,
+          (retry_at) =>
+            new TooManyRequests({
+              detail: `At most ${PER_CLIENT} cards are drawn at once for one client; try again shortly.`,
+              code: "too-many-requests",
+              retry_at
+            })
         )
       }
       underWay.set(client, count + 1)
@@ -130,7 +138,7 @@ export const make = Effect.gen(function* () {
       const cell = DataQuery.cellOf(query)
       const units = query.units ?? "metric"
       const held = yield* views.heldGrade(cell)
-      if (Option.isNone(held)) return yield* new NotFound({ detail: NOT_HELD })
+      if (Option.isNone(held)) return yield* new NotFound({ detail: NOT_HELD, code: "not-held" })
       const spell = Option.getOrNull(yield* heldSpell(cell))
       const token = cardToken(held.value.token, units, spell, lang, demo)
       const etag = weakEtag(token)

@@ -152,7 +152,10 @@ const refail = (
       return Effect.fail(error)
     case "DateOutOfRange":
       return Effect.fail(
-        new BadRequest({ detail: `Query parameter 'date' must be between ${error.first} and ${error.last}, got '${error.date}'.` })
+        new BadRequest({
+          detail: `Query parameter 'date' must be between ${error.first} and ${error.last}, got '${error.date}'.`,
+          code: "invalid-query"
+        })
       )
     case "TooManyColdCells":
       return UpstreamErrors.tooManyColdCells(error)

@@ -133,6 +133,6 @@ const CellQuery = Schema.Struct(Where)
 /** `lat` and `lon` of a raw query (a site page's address) snapped to their cell, or the 400 the API would give. */
 export const cell = (query: Query): Effect.Effect<Cell.Cell, BadRequest> =>
   Effect.mapBoth(Schema.decodeUnknown(CellQuery)(query), {
-    onFailure: (error) => new BadRequest({ detail: ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? "Bad query." }),
+    onFailure: (error) => new BadRequest({ detail: ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.message ?? "Bad query.", code: "invalid-query" }),
     onSuccess: cellOf
   })

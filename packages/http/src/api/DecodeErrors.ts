@@ -6,6 +6,7 @@
  * is still a value, before the platform encodes it.
  */
 import { HttpApiBuilder, HttpApiError, type HttpApp, HttpServerResponse } from "@effect/platform"
+import { Refusal } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as DataQuery from "./DataQuery.js"
 
@@ -32,6 +33,10 @@ export const describe = (error: HttpApiError.HttpApiDecodeError): string => {
   return parts.length === 0 ? "The request could not be decoded." : parts.join("; ")
 }
 
+/** A query value's refusal (DataQuery's words) is `invalid-query`; anything else a body's. */
+export const codeOf = (error: HttpApiError.HttpApiDecodeError): Refusal.Code =>
+  error.issues[0]?.message.startsWith(DataQuery.PREFIX) === true ? "invalid-query" : "invalid-body"
+
 const isDecodeError = (u: unknown): u is HttpApiError.HttpApiDecodeError => u instanceof HttpApiError.HttpApiDecodeError
 
 export const layer = HttpApiBuilder.middleware(
@@ -39,6 +44,6 @@ export const layer = HttpApiBuilder.middleware(
     // The app's other failures pass through untouched to the platform, which encodes them by the
     // API's error schemas; its signature types them as `unknown`, this middleware's as `never`.
     Effect.catchIf(app, isDecodeError, (error) =>
-      Effect.succeed(HttpServerResponse.unsafeJson({ detail: describe(error) }, { status: 400 }))
+      Effect.succeed(HttpServerResponse.unsafeJson(Refusal.body(codeOf(error), describe(error)), { status: 400 }))
     ) as HttpApp.Default<never>
 )

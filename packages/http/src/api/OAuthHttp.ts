@@ -24,7 +24,7 @@ import { BadRequest, Conflict, NotFound, Unauthorized } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
 import { host, scheme } from "../protocol/RequestInfo.js"
 
-const unknownProvider = new NotFound({ detail: "Unknown provider." })
+const unknownProvider = new NotFound({ detail: "Unknown provider.", code: "not-found" })
 
 const knownProvider = (name: string) =>
   Option.match(Providers.parseName(name), {
@@ -128,7 +128,7 @@ export const make = Effect.gen(function* () {
       const user = yield* requireUser
       const outcome = yield* AccountResolution.unlink(user, provider)
       if (outcome === "last-link") {
-        return yield* new Conflict({ detail: AccountResolution.lastLinkDetail(settings.providers[provider].label) })
+        return yield* new Conflict({ detail: AccountResolution.lastLinkDetail(settings.providers[provider].label), code: "last-sign-in" })
       }
       return HttpServerResponse.empty({ status: 204 })
     })
@@ -139,7 +139,7 @@ export const make = Effect.gen(function* () {
     const enabled = yield* readEnabled(request)
     const result = yield* AccountResolution.setChatDm(user, enabled)
     return yield* Option.match(result, {
-      onNone: () => Effect.fail(new Conflict({ detail: AccountResolution.notLinkedDetail(settings.providers.chat.label) })),
+      onNone: () => Effect.fail(new Conflict({ detail: AccountResolution.notLinkedDetail(settings.providers.chat.label), code: "chat-not-linked" })),
       onSome: (chatDm) => Effect.succeed({ chat_dm: chatDm })
     })
   })
@@ -176,7 +176,7 @@ const readEnabled = (request: HttpServerRequest.HttpServerRequest) =>
     return yield* badDmBody
   })
 
-const badDmBody = new BadRequest({ detail: 'The body must be empty (toggle) or {"enabled": true|false}.' })
+const badDmBody = new BadRequest({ detail: 'The body must be empty (toggle) or {"enabled": true|false}.', code: "invalid-body" })
 
 export const layer = HttpApiBuilder.group(Api, "oauth", (handlers) =>
   Effect.map(make, (routes) =>

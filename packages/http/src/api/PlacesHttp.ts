@@ -27,12 +27,12 @@ type Query = Readonly<Record<string, string | ReadonlyArray<string> | undefined>
 export const queryOf = (query: Query): Effect.Effect<string, BadRequest> => {
   const raw = query.q
   if (raw !== undefined && typeof raw !== "string" && raw.length > 1) {
-    return Effect.fail(new BadRequest({ detail: "Query parameter 'q' is given more than once." }))
+    return Effect.fail(new BadRequest({ detail: "Query parameter 'q' is given more than once.", code: "invalid-query" }))
   }
   const value = typeof raw === "string" ? raw : raw?.[0]
-  if (value === undefined) return Effect.fail(new BadRequest({ detail: "Query parameter 'q' is required." }))
+  if (value === undefined) return Effect.fail(new BadRequest({ detail: "Query parameter 'q' is required.", code: "invalid-query" }))
   const normalized = Places.normalize(value)
-  return typeof normalized === "string" ? Effect.succeed(normalized) : Effect.fail(new BadRequest({ detail: normalized.detail }))
+  return typeof normalized === "string" ? Effect.succeed(normalized) : Effect.fail(new BadRequest({ detail: normalized.detail, code: "invalid-query" }))
 }
 
 export const layer = HttpApiBuilder.group(Api, "places", (handlers) =>
@@ -52,9 +52,15 @@ export const layer = HttpApiBuilder.group(Api, "places", (handlers) =>
           Effect.map((places) => HttpServerResponse.unsafeJson({ places })),
           Effect.catchAll((error): Effect.Effect<never, TooManyRequests | ServiceUnavailable | BadGateway | GatewayTimeout> =>
             error._tag === "SearchesQueued" && error.everyone === true
-              ? failWithRetryAfter(new ServiceUnavailable({ detail: GeocoderQueue.detail(error) }), error.retryAfterSeconds)
+              ? failWithRetryAfter(
+                  error.retryAfterSeconds,
+                  (retry_at) => new ServiceUnavailable({ detail: GeocoderQueue.detail(error), code: "busy", retry_at })
+                )
               : error._tag === "SearchesQueued"
-              ? failWithRetryAfter(new TooManyRequests({ detail: GeocoderQueue.detail(error) }), error.retryAfterSeconds)
+              ? failWithRetryAfter(
+                  error.retryAfterSeconds,
+                  (retry_at) => new TooManyRequests({ detail: GeocoderQueue.detail(error), code: "too-many-requests", retry_at })
+                )
               : // Place search is not counted against the weather budget; its refusals are mapped for completeness.
                 UpstreamErrors.fail(error)
           )

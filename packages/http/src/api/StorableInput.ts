@@ -11,7 +11,7 @@
  * `code` and `state` are never stored, and SPEC's answer to any bad state is a redirect, not a 400.
  */
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { StorableText } from "@climate-grade/core"
+import { Refusal, StorableText } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import { API_PREFIX } from "./ApiPrefix.js"
 
@@ -60,7 +60,7 @@ export const bodyRefusal = (json: unknown): string | undefined => {
   return detail(found.at === "" ? "The body" : `The body's ${quoted(found.at)}`, found.flaw)
 }
 
-export const refusal = (text: string) => HttpServerResponse.unsafeJson({ detail: text }, { status: 400 })
+export const refusal = (text: string) => HttpServerResponse.unsafeJson(Refusal.body("invalid-text", text), { status: 400 })
 
 /** Refuses unstorable text in the URL; runs below the `BASE_PATH` mount, beside RequestBody. */
 export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
@@ -90,8 +90,8 @@ export const documented = (spec: Record<string, unknown>): Record<string, unknow
           "application/json": {
             schema: {
               type: "object",
-              required: ["detail"],
-              properties: { detail: { type: "string" } },
+              required: ["detail", "code"],
+              properties: { detail: { type: "string" }, code: { type: "string", enum: ["invalid-text"] } },
               additionalProperties: false,
               description: DESCRIPTION
             }

@@ -33,7 +33,7 @@ export const layer = HttpApiBuilder.group(Api, "system", (handlers) =>
     })
     // A damaged table is said once per reason, not on every probe.
     let lastFault: string | undefined
-    const shuttingDown = new ServiceUnavailable({ detail: "This instance is shutting down; another one will answer." })
+    const shuttingDown = new ServiceUnavailable({ detail: "This instance is shutting down; another one will answer.", code: "shutting-down" })
     return handlers.handle("health", () =>
       // Said before the database is asked: a balancer probing here should stop sending at once.
       drain.isDraining() ? Effect.fail(shuttingDown) : Effect.flatMap(db.check, (status) => {
@@ -41,12 +41,15 @@ export const layer = HttpApiBuilder.group(Api, "system", (handlers) =>
           lastFault = undefined
           return Effect.map(backlog, (extra) => ({ status: "ok" as const, ...extra }))
         }
-        if (status._tag === "Unavailable") return Effect.fail(new ServiceUnavailable({ detail: "The database does not answer." }))
+        if (status._tag === "Unavailable") return Effect.fail(new ServiceUnavailable({ detail: "The database does not answer.", code: "database-unavailable" }))
         const log = status.reason === lastFault ? Effect.void : Effect.logError(`health: a core table cannot be read: ${status.reason}`)
         lastFault = status.reason
         return Effect.zipRight(
           log,
-          Effect.fail(new ServiceUnavailable({ detail: "The database answers, but a core table cannot be read; see the server's log." }))
+          Effect.fail(new ServiceUnavailable({
+            detail: "The database answers, but a core table cannot be read; see the server's log.",
+            code: "database-unavailable"
+          }))
         )
       })
     )

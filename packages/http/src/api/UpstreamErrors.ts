@@ -18,28 +18,38 @@ import {
 
 export const RATE_LIMITED_DETAIL = "Weather source is rate-limited; try again later."
 
-const seconds = (retryAfterSeconds: number) => Math.max(1, Math.ceil(retryAfterSeconds))
-
 export const noHistory = (_: NoHistory): Effect.Effect<never, NotFound> =>
-  Effect.fail(new NotFound({ detail: "No weather history for this cell." }))
+  Effect.fail(new NotFound({ detail: "No weather history for this cell.", code: "no-history" }))
 
 /** A client already loading its `COLD_CELLS_PER_CLIENT` new cells. */
 export const tooManyColdCells = (error: ColdCells.TooManyColdCells): Effect.Effect<never, TooManyRequests> =>
-  failWithRetryAfter(new TooManyRequests({ detail: ColdCells.detail(error.limit) }), ColdCells.RETRY_AFTER_SECONDS)
+  failWithRetryAfter(
+    ColdCells.RETRY_AFTER_SECONDS,
+    (retry_at) => new TooManyRequests({ detail: ColdCells.detail(error.limit), code: "cold-cells-busy", retry_at })
+  )
 
 export const fail = (
   error: UpstreamError
 ): Effect.Effect<never, TooManyRequests | ServiceUnavailable | GatewayTimeout | BadGateway> => {
   switch (error._tag) {
     case "RateLimited":
-      return failWithRetryAfter(new ServiceUnavailable({ detail: RATE_LIMITED_DETAIL }), seconds(error.retryAfterSeconds))
+      return failWithRetryAfter(
+        error.retryAfterSeconds,
+        (retry_at) => new ServiceUnavailable({ detail: RATE_LIMITED_DETAIL, code: "rate-limited", retry_at })
+      )
     case "BudgetSpent":
-      return failWithRetryAfter(new ServiceUnavailable({ detail: UpstreamBudget.detail(error) }), seconds(error.retryAfterSeconds))
+      return failWithRetryAfter(
+        error.retryAfterSeconds,
+        (retry_at) => new ServiceUnavailable({ detail: UpstreamBudget.detail(error), code: "budget-spent", retry_at })
+      )
     case "ShareSpent":
-      return failWithRetryAfter(new TooManyRequests({ detail: UpstreamBudget.detail(error) }), seconds(error.retryAfterSeconds))
+      return failWithRetryAfter(
+        error.retryAfterSeconds,
+        (retry_at) => new TooManyRequests({ detail: UpstreamBudget.detail(error), code: "client-share-spent", retry_at })
+      )
     case "UpstreamTimeout":
-      return Effect.fail(new GatewayTimeout({ detail: `The ${error.source} did not answer in time.` }))
+      return Effect.fail(new GatewayTimeout({ detail: `The ${error.source} did not answer in time.`, code: "upstream-timeout" }))
     case "UpstreamFailure":
-      return Effect.fail(new BadGateway({ detail: `The ${error.source} failed: ${error.reason}.` }))
+      return Effect.fail(new BadGateway({ detail: `The ${error.source} failed: ${error.reason}.`, code: "upstream-failed" }))
   }
 }

@@ -1,19 +1,23 @@
 /**
  * Middleware around the whole application: the `BASE_PATH` mount, and one error shape,
- * `{"detail": …}`, for what the API's own error schemas do not cover (unknown routes, unreadable
+ * `{"detail", "code"}` (core `Refusal`), for what the API's own error schemas do not cover (unknown routes, unreadable
  * bodies, defects). Undecodable requests are restated by DecodeErrors. A database error is 503
  * with Retry-After when the database could not be reached (core `failureKind`), and 500 with a
  * generic detail, logged, when it answered with a refusal (a damaged page, a broken constraint).
  */
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { failureKind } from "@climate-grade/core"
+import { failureKind, Refusal } from "@climate-grade/core"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 
-const detail = (status: number, text: string) => HttpServerResponse.unsafeJson({ detail: text }, { status })
+const detail = (status: number, code: Refusal.Code, text: string) => HttpServerResponse.unsafeJson(Refusal.body(code, text), { status })
 
-const notFound = detail(404, "Not Found")
+const notFound = detail(404, "not-found", "Not Found")
+
+/** How long a client should wait when the database could not be reached: it bounds every statement at a few seconds. */
+const DATABASE_RETRY_SECONDS = 5
 
 /**
  * Serves the app under `basePath`: `/grades/api/v2/health` reaches `/api/v2/health`; anything
@@ -58,25 +62,31 @@ export const normalizeErrors = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defau
       const error = Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause))
       if (isTagged(error, "RouteNotFound")) return Effect.succeed(notFound)
       if (isTagged(error, "RequestError")) {
-        return Effect.succeed(detail(400, "The request body could not be read: expected valid JSON."))
+        return Effect.succeed(detail(400, "invalid-body", "The request body could not be read: expected valid JSON."))
       }
       if (isTagged(error, "SqlError")) {
         if (failureKind(sqlState(error)) === "fault") {
           // The database answered and refused: no retry will help, and no outage is to blame.
           return Effect.as(
             Effect.logError("database fault", cause),
-            detail(500, "The request failed on a database fault, which has been logged.")
+            detail(500, "database-fault", "The request failed on a database fault, which has been logged.")
           )
         }
         // The database bounds every statement (a few seconds), so a retry soon may well succeed.
-        return Effect.as(
+        return Effect.zipRight(
           Effect.logError("database unavailable", cause),
-          HttpServerResponse.unsafeJson(
-            { detail: "The database is unavailable; try again later." },
-            { status: 503, headers: { "retry-after": "5" } }
+          Effect.map(Clock.currentTimeMillis, (now) =>
+            HttpServerResponse.unsafeJson(
+              Refusal.body(
+                "database-unavailable",
+                "The database is unavailable; try again later.",
+                Refusal.retryAt(now, DATABASE_RETRY_SECONDS)
+              ),
+              { status: 503, headers: { "retry-after": String(DATABASE_RETRY_SECONDS) } }
+            )
           )
         )
       }
-      return Effect.as(Effect.logError("unhandled fault", cause), detail(500, "Internal server error."))
+      return Effect.as(Effect.logError("unhandled fault", cause), detail(500, "internal-error", "Internal server error."))
     })
   )

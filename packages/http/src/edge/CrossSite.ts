@@ -11,6 +11,7 @@
  * OPTIONS) change nothing and pass.
  */
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Refusal } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { host } from "../protocol/RequestInfo.js"
@@ -69,6 +70,6 @@ export const guard =
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
       Option.match(refusal(factsOf(request), publicOrigin), {
         onNone: () => app,
-        onSome: (detail) => Effect.succeed(HttpServerResponse.unsafeJson({ detail }, { status: 403 }))
+        onSome: (detail) => Effect.succeed(HttpServerResponse.unsafeJson(Refusal.body("forbidden", detail), { status: 403 }))
       })
     )

@@ -12,7 +12,7 @@ import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import type { HttpApp, HttpServer, HttpServerRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { ClientNetwork } from "@climate-grade/core"
+import { ClientNetwork, Refusal } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as AccessLog from "./AccessLog.js"
@@ -75,8 +75,8 @@ export interface FrontDoorOptions {
   readonly shutdown?: { readonly draining: Drain.Draining["Type"]; readonly pauseMs: number }
 }
 
-const json = (res: ServerResponse, status: number, detail: string, extra: Record<string, string> = {}) => {
-  const body = JSON.stringify({ detail })
+const json = (res: ServerResponse, status: number, code: Refusal.Code, detail: string, extra: Record<string, string> = {}) => {
+  const body = Refusal.json(code, detail)
   res.writeHead(status, {
     "content-type": "application/json",
     "content-length": String(Buffer.byteLength(body)),
@@ -86,8 +86,8 @@ const json = (res: ServerResponse, status: number, detail: string, extra: Record
 }
 
 /** An answer written straight to a socket that has no response object (parser errors, CONNECT). */
-const rawAnswer = (socket: Duplex, status: number, detail: string) => {
-  const body = JSON.stringify({ detail })
+const rawAnswer = (socket: Duplex, status: number, code: Refusal.Code, detail: string) => {
+  const body = Refusal.json(code, detail)
   socket.end(
     [
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}`,
@@ -102,29 +102,29 @@ const rawAnswer = (socket: Duplex, status: number, detail: string) => {
 }
 
 /** What Node's parser refused, in words (its codes: llhttp's HPE_*, and Node's own timeouts). */
-const parserRefusal = (code: string | undefined): readonly [number, string] => {
+const parserRefusal = (code: string | undefined): readonly [number, Refusal.Code, string] => {
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
-      return [431, "The request's headers are too large."]
+      return [431, "headers-too-large", "The request's headers are too large."]
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return [408, "The request was not received in time."]
+      return [408, "request-timeout", "The request was not received in time."]
     case "HPE_HEADERS_TIMEOUT":
     case "ERR_HTTP_HEADERS_TIMEOUT":
-      return [408, "The request's headers were not received in time."]
+      return [408, "request-timeout", "The request's headers were not received in time."]
     case "HPE_INVALID_METHOD":
-      return [400, "Malformed request: unknown method."]
+      return [400, "bad-request", "Malformed request: unknown method."]
     case "HPE_INVALID_URL":
-      return [400, "Malformed request: invalid request target."]
+      return [400, "bad-request", "Malformed request: invalid request target."]
     case "HPE_INVALID_VERSION":
-      return [400, "Malformed request: invalid HTTP version."]
+      return [400, "bad-request", "Malformed request: invalid HTTP version."]
     case "HPE_INVALID_CONTENT_LENGTH":
     case "HPE_UNEXPECTED_CONTENT_LENGTH":
-      return [400, "Malformed request: invalid Content-Length."]
+      return [400, "bad-request", "Malformed request: invalid Content-Length."]
     case "HPE_INVALID_TRANSFER_ENCODING":
     case "HPE_INVALID_CHUNK_SIZE":
-      return [400, "Malformed request: invalid chunked body."]
+      return [400, "bad-request", "Malformed request: invalid chunked body."]
     default:
-      return [400, "Malformed request: it is not valid HTTP/1.1."]
+      return [400, "bad-request", "Malformed request: it is not valid HTTP/1.1."]
   }
 }
 
@@ -134,8 +134,8 @@ const onClientError = (error: Error & { readonly code?: string }, socket: Duplex
     socket.destroy()
     return
   }
-  const [status, detail] = parserRefusal(error.code)
-  rawAnswer(socket, status, detail)
+  const [status, code, detail] = parserRefusal(error.code)
+  rawAnswer(socket, status, code, detail)
 }
 
 /**
@@ -148,7 +148,7 @@ export const capConnections = (server: Server, cap: number): void => {
     const client = ClientNetwork.of(socket.remoteAddress ?? "unknown")
     const count = open.get(client) ?? 0
     if (count >= cap) {
-      rawAnswer(socket, 503, `Too many open connections from this address (at most ${cap}); close some and try again.`)
+      rawAnswer(socket, 503, "too-many-connections", `Too many open connections from this address (at most ${cap}); close some and try again.`)
       socket.destroySoon()
       return
     }
@@ -162,7 +162,7 @@ export const capConnections = (server: Server, cap: number): void => {
 }
 
 const onConnect = (_req: IncomingMessage, socket: Duplex) =>
-  rawAnswer(socket, 405, "CONNECT is not supported: this server is not a proxy.")
+  rawAnswer(socket, 405, "method-not-allowed", "CONNECT is not supported: this server is not a proxy.")
 
 /** What the access line and the metrics need of a URL, worked out once per URL the index holds. */
 interface Edge {
@@ -251,7 +251,7 @@ export const handler = (
     const refusal = RequestBody.precheck(req)
     if (refusal !== undefined) {
       RequestBody.discardRest(req)
-      json(res, refusal.status, refusal.detail)
+      json(res, refusal.status, refusal.code, refusal.detail)
       return
     }
     app(req, res)

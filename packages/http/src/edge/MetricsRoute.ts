@@ -13,6 +13,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Refusal } from "@climate-grade/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -52,9 +53,9 @@ export const publicDecision = (authorization: string | undefined, token: Option.
         : { _tag: "Refuse", status: 401, detail: "Metrics need Authorization: Bearer with the METRICS_TOKEN." }
   })
 
-const refuse = (status: number, detail: string) =>
+const refuse = (status: 401 | 403, detail: string) =>
   HttpServerResponse.unsafeJson(
-    { detail },
+    Refusal.body(status === 401 ? "unauthorized" : "forbidden", detail),
     { status, headers: status === 401 ? { "www-authenticate": 'Bearer realm="metrics"' } : {} }
   )
 
@@ -86,8 +87,14 @@ export class MetricsListener extends Context.Tag("@climate-grade/http/MetricsLis
   { readonly host: string; readonly port: number }
 >() {}
 
-const plain = (res: import("node:http").ServerResponse, status: number, detail: string, extra: Record<string, string> = {}) => {
-  const body = JSON.stringify({ detail })
+const plain = (
+  res: import("node:http").ServerResponse,
+  status: number,
+  code: Refusal.Code,
+  detail: string,
+  extra: Record<string, string> = {}
+) => {
+  const body = Refusal.json(code, detail)
   res.writeHead(status, { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...extra })
   res.end(body)
 }
@@ -103,14 +110,14 @@ export const listener = (options: ListenerOptions): Layer.Layer<MetricsListener,
       const runtime = yield* Effect.runtime<never>()
       const handle = (req: IncomingMessage, res: import("node:http").ServerResponse) => {
         const path = (req.url ?? "/").split("?", 1)[0]
-        if (path !== PATH) return plain(res, 404, "Only GET /metrics is served here.")
-        if (req.method !== "GET" && req.method !== "HEAD") return plain(res, 405, "Only GET /metrics is served here.", { allow: "GET, HEAD" })
+        if (path !== PATH) return plain(res, 404, "not-found", "Only GET /metrics is served here.")
+        if (req.method !== "GET" && req.method !== "HEAD") return plain(res, 405, "method-not-allowed", "Only GET /metrics is served here.", { allow: "GET, HEAD" })
         if (Option.isSome(options.token) && !bearerMatches(req.headers.authorization, options.token.value)) {
-          return plain(res, 401, "Metrics need Authorization: Bearer with the METRICS_TOKEN.", { "www-authenticate": 'Bearer realm="metrics"' })
+          return plain(res, 401, "unauthorized", "Metrics need Authorization: Bearer with the METRICS_TOKEN.", { "www-authenticate": 'Bearer realm="metrics"' })
         }
         Runtime.runCallback(runtime)(exposition, {
           onExit: (exit) => {
-            if (exit._tag === "Failure") return plain(res, 500, "The metrics could not be rendered.")
+            if (exit._tag === "Failure") return plain(res, 500, "internal-error", "The metrics could not be rendered.")
             res.writeHead(200, { "content-type": PrometheusText.CONTENT_TYPE, "cache-control": "no-store" })
             res.end(req.method === "HEAD" ? undefined : exit.value)
           }

@@ -13,6 +13,7 @@
  */
 import type { IncomingMessage } from "node:http"
 import { HttpServerError, HttpServerRequest, HttpServerResponse, type HttpApp, UrlParams } from "@effect/platform"
+import { Refusal } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as StorableInput from "../api/StorableInput.js"
@@ -25,13 +26,15 @@ const DISCARD_BYTES = 1024 * 1024
 
 const BODY_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH", "DELETE"])
 
-export interface Refusal {
+export interface BodyRefusal {
   readonly status: number
+  readonly code: Refusal.Code
   readonly detail: string
 }
 
-export const tooLarge: Refusal = {
+export const tooLarge: BodyRefusal = {
   status: 413,
+  code: "payload-too-large",
   detail: `The request body is larger than ${MAX_BYTES} bytes (64 KB).`
 }
 
@@ -41,12 +44,13 @@ const hasBody = (req: IncomingMessage) =>
   req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? "0") > 0
 
 /** What can be refused from the headers alone, before any byte of the body is read. */
-export const precheck = (req: IncomingMessage): Refusal | undefined => {
+export const precheck = (req: IncomingMessage): BodyRefusal | undefined => {
   if (!BODY_METHODS.has(req.method ?? "")) return undefined
   const type = mediaType(req.headers["content-type"])
   if ((type !== undefined && type !== "application/json") || (type === undefined && hasBody(req))) {
     return {
       status: 415,
+      code: "unsupported-media-type",
       detail: `Request bodies must be JSON: send Content-Type: application/json${type === undefined ? "" : `, not ${type}`}.`
     }
   }
@@ -117,7 +121,8 @@ const readBounded = (req: IncomingMessage) =>
     return Effect.sync(cleanup)
   })
 
-const refuse = (status: number, detail: string) => HttpServerResponse.unsafeJson({ detail }, { status })
+const refuse = (status: number, code: Refusal.Code, detail: string) =>
+  HttpServerResponse.unsafeJson(Refusal.body(code, detail), { status })
 
 /** The request, with its body already read and parsed: the handlers and the API's decoding read these. */
 const withBody = (request: HttpServerRequest.HttpServerRequest, bytes: Buffer, text: string, json: unknown) => {
@@ -145,24 +150,24 @@ export const middleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E,
     const source = request.source as IncomingMessage
     if (!BODY_METHODS.has(request.method) || !hasBody(source)) return app
     return Effect.flatMap(Effect.either(readBounded(source)), (read) => {
-      if (read._tag === "Left") return Effect.succeed(refuse(400, "The request body could not be read."))
-      if (read.right === "too-large") return Effect.succeed(refuse(tooLarge.status, tooLarge.detail))
+      if (read._tag === "Left") return Effect.succeed(refuse(400, "bad-request", "The request body could not be read."))
+      if (read.right === "too-large") return Effect.succeed(refuse(tooLarge.status, tooLarge.code, tooLarge.detail))
       const bytes = read.right
       const text = bytes.toString("utf8")
       if (nestingDepth(text) > MAX_DEPTH) {
-        return Effect.succeed(refuse(400, `The JSON body nests arrays or objects deeper than ${MAX_DEPTH} levels.`))
+        return Effect.succeed(refuse(400, "invalid-body", `The JSON body nests arrays or objects deeper than ${MAX_DEPTH} levels.`))
       }
       let json: unknown = null
       if (text.trim() !== "") {
         try {
           json = JSON.parse(text)
         } catch {
-          return Effect.succeed(refuse(400, "The request body could not be read: expected valid JSON."))
+          return Effect.succeed(refuse(400, "invalid-body", "The request body could not be read: expected valid JSON."))
         }
       }
       // Text no query could store as sent: refused here, for every route that takes a body.
       const unstorable = StorableInput.bodyRefusal(json)
-      if (unstorable !== undefined) return Effect.succeed(refuse(400, unstorable))
+      if (unstorable !== undefined) return Effect.succeed(refuse(400, "invalid-text", unstorable))
       return Effect.provideService(app, HttpServerRequest.HttpServerRequest, withBody(request, bytes, text, json))
     })
   })

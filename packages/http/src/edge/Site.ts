@@ -9,7 +9,7 @@
 import { readdir, readFile, stat } from "node:fs/promises"
 import { join, relative, sep } from "node:path"
 import { gzipSync } from "node:zlib"
-import { Crypto } from "@climate-grade/core"
+import { Crypto, Refusal } from "@climate-grade/core"
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as Effect from "effect/Effect"
 import { API_PREFIX } from "../api/ApiPrefix.js"
@@ -212,7 +212,7 @@ export const middleware =
       if (request.method !== "GET" && request.method !== "HEAD") {
         return Effect.succeed(
           HttpServerResponse.unsafeJson(
-            { detail: `Method ${request.method} is not allowed here; the site answers GET and HEAD.` },
+            Refusal.body("method-not-allowed", `Method ${request.method} is not allowed here; the site answers GET and HEAD.`),
             { status: 405, headers: { ...SECURITY_HEADERS, allow: "GET, HEAD" } }
           )
         )
