@@ -144,7 +144,7 @@ export const UsersLive = HttpApiBuilder.group(Api, "users", (handlers) =>
       .handle("updateMe", ({ payload }) =>
         Effect.gen(function* () {
           const user = yield* CurrentUser
-          const voice = yield* Effect.mapError(readVoice(payload), (detail) => new BadRequest({ detail }))
+          const voice = yield* Effect.mapError(readVoice(payload), (detail) => new BadRequest({ detail, code: "invalid-body" }))
           yield* users.setVoice(user.id, voice)
           const now = yield* users.findById(user.id)
           // Deleted between the session check and now: as if signed out.
