@@ -65,7 +65,8 @@ describe("FrontDoor", () => {
       expect(headers.text).toMatch(/^HTTP\/1\.1 408 /)
       expect(headers.text).toMatch(/content-type: application\/json/i)
       expect(JSON.parse(headers.text.slice(headers.text.indexOf("\r\n\r\n") + 4))).toEqual({
-        detail: expect.stringMatching(/not received in time/)
+        detail: expect.stringMatching(/not received in time/),
+        code: "request-timeout"
       })
       expect(headers.ms).toBeLessThan(5_000)
       const body = yield* Effect.promise(() =>
@@ -146,7 +147,8 @@ describe("FrontDoor connections per client", () => {
       const refused = yield* Effect.promise(() => open(port).then((c) => c.closed))
       expect(refused).toMatch(/^HTTP\/1\.1 503 /)
       expect(JSON.parse(refused.slice(refused.indexOf("\r\n\r\n") + 4))).toEqual({
-        detail: "Too many open connections from this address (at most 3); close some and try again."
+        detail: "Too many open connections from this address (at most 3); close some and try again.",
+        code: "too-many-connections"
       })
       idle[0]!.socket.destroy()
       yield* Effect.promise(() => idle[0]!.closed)
