@@ -47,7 +47,7 @@ export const CODES = {
   },
   "too-many-requests": {
     status: 429,
-    meaning: "This client is past a limit of its own (sign-in attempts, cards drawn at once, place searches waiting). Wait until retry_at."
+    meaning: "This client is past a limit of its own (sign-in attempts, cards drawn at once, place searches waiting, prefetches of places not held). Wait until retry_at."
   },
   "headers-too-large": { status: 431, meaning: "The request's headers are too large." },
   "internal-error": { status: 500, meaning: "An unexpected fault, logged." },

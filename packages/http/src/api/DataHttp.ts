@@ -124,7 +124,12 @@ export const make = Effect.gen(function* () {
       const network = prefetch ? ClientNetwork.of(clientAddress(request, settings.trustedProxyHops)) : ""
       const now = yield* Clock.currentTimeMillis
       const wait = prefetch ? prefetchPace.waitSeconds(network, now) : 0
-      if (wait > 0) return yield* failWithRetryAfter(new TooManyRequests({ detail: PrefetchPace.detail(wait) }), wait)
+      if (wait > 0) {
+        return yield* failWithRetryAfter(
+          wait,
+          (retry_at) => new TooManyRequests({ detail: PrefetchPace.detail(wait), code: "too-many-requests", retry_at })
+        )
+      }
       // Only a full bundle may fetch a new cell (prefetch never calls the weather upstream).
       const found = yield* (prefetch ? views.bundle(cell, { prefetch }) : gate(cell, views.bundle(cell, { prefetch })))
       if (Option.isNone(found)) {
