@@ -288,7 +288,7 @@ for (const backend of backends) {
 
           for (const [method, path] of [["GET", "/alerts/watches"], ["POST", "/alerts/watches"], ["DELETE", "/alerts/watches/x"], ["GET", "/alerts/sent"], ["GET", "/alerts/config"]] as const) {
             const answer = yield* call(instance.url(path), undefined, { method, ...(method === "POST" ? { body: { lat: 1, lon: 1, kinds: ["heat"] } } : {}) })
-            expect([method, path, answer.status, answer.body]).toEqual([method, path, 401, { detail: "Unauthorized" }])
+            expect([method, path, answer.status, answer.body]).toEqual([method, path, 401, { detail: "Unauthorized", code: "unauthorized" }])
           }
 
           const bad: ReadonlyArray<[unknown, RegExp]> = [
@@ -354,7 +354,7 @@ for (const backend of backends) {
           // Another user's watch: 404, and it stays; one's own: 204, twice.
           const theirs = yield* call(watches, other.token, { method: "POST", body: { lat: 0, lon: 0, kinds: ["wet"] } })
           const foreign = yield* call(instance.url(`/alerts/watches/${theirs.body!.id}`), token, { method: "DELETE" })
-          expect(foreign).toEqual({ status: 404, body: { detail: "No such watch." } })
+          expect(foreign).toEqual({ status: 404, body: { detail: "No such watch.", code: "not-found" } })
           expect(((yield* call(watches, other.token)).body!.watches as Array<unknown>).length).toBe(1)
           for (let i = 0; i < 2; i++) {
             expect((yield* call(instance.url(`/alerts/watches/${first.body!.id}`), token, { method: "DELETE" })).status).toBe(204)

@@ -17,13 +17,16 @@ import * as Option from "effect/Option"
 import { Api } from "./Api.js"
 import { CACHE_CONTROL, ifNoneMatchMatches, weakEtag } from "../protocol/ConditionalGet.js"
 import * as DataQuery from "./DataQuery.js"
-import { failWithRetryAfter, NotFound, ServiceUnavailable, TooManyRequests } from "./Errors.js"
+import { failWithRetryAfter, NotFound, retryAfter, ServiceUnavailable, TooManyRequests } from "./Errors.js"
 import { HttpSettings } from "./HttpSettings.js"
 import { DemoData } from "../edge/Demo.js"
 import { clientAddress } from "../protocol/RequestInfo.js"
 
 /** Bytes of PNG kept at most (a card is ~40 KB: a few hundred places). */
 export const CACHE_BYTES = 16 * 1024 * 1024
+
+/** How long a client is asked to wait when its card could not be drawn (the pool full, or too slow). */
+const DRAW_RETRY_SECONDS = 5
 
 /** Drawings one client (its network: ClientNetwork) may have under way at once; past it, 429. */
 export const PER_CLIENT = 2
@@ -80,7 +83,7 @@ export const make = Effect.gen(function* () {
         Effect.tapError((cause) => Effect.logWarning(`card for ${plan.cell.lat},${plan.cell.lon} not drawn`, cause)),
         Effect.catchAll((cause) =>
           failWithRetryAfter(
-            5,
+            DRAW_RETRY_SECONDS,
             (retry_at) =>
               new ServiceUnavailable({
                 detail:
@@ -156,6 +159,10 @@ export const make = Effect.gen(function* () {
               const kept = cards.get(token)
               return kept === undefined ? draw(token, held.value, units, spell, lang) : Effect.succeed(kept)
             })
+          ).pipe(
+            // The drawing's refusal was made on the shared drawing's fiber: its Retry-After is set
+            // again here, on this request's, whose answer it is.
+            Effect.tapError(() => retryAfter(DRAW_RETRY_SECONDS))
           )
         ))
       return HttpServerResponse.uint8Array(png, { status: 200, contentType: "image/png", headers })
