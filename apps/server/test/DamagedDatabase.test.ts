@@ -116,7 +116,7 @@ for (const backend of backends) {
           expect(login).toEqual({
             status: 500,
             retryAfter: null,
-            body: { detail: "The request failed on a database fault, which has been logged." }
+            body: { detail: "The request failed on a database fault, which has been logged.", code: "database-fault" }
           })
           const errors = logs.slice(before).filter((l) => /level=ERROR/.test(l))
           expect(errors).toHaveLength(1)
