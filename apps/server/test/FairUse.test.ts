@@ -46,7 +46,7 @@ const world = (backend: (typeof backends)[number], env: Record<string, string>) 
 interface Answer {
   readonly status: number
   readonly headers: Headers
-  readonly body: { readonly detail?: string; readonly cell?: { readonly label: string | null }; readonly places?: ReadonlyArray<unknown> }
+  readonly body: { readonly detail?: string; readonly code?: string; readonly retry_at?: string; readonly cell?: { readonly label: string | null }; readonly places?: ReadonlyArray<unknown> }
 }
 
 const request = (url: string, client: string, init: RequestInit = {}) =>
@@ -139,6 +139,10 @@ for (const backend of backends) {
           const refused = yield* get("/api/v2/grade?lat=20&lon=20")
           expect(refused.status).toBe(503)
           expect(untilMidnight(refused)).toBe(true)
+          // A program tells the day's budget by its code, and when it opens by retry_at: 00:00 UTC (the
+          // Retry-After's whole seconds, rounded up, from the same clock).
+          expect(refused.body.code).toBe("budget-spent")
+          expect(refused.body.retry_at).toMatch(/T00:00:0[01]Z$/)
           expect(refused.body.detail).toBe(
             "Today's weather budget (500 cost units) is spent, so no new place can be loaded until 00:00 UTC; places already loaded still answer."
           )
@@ -168,6 +172,7 @@ for (const backend of backends) {
             const refused = yield* get(`/api/v2/cell?lat=${lat}&lon=${lat}`, "10.10.0.1")
             expect(refused.status).toBe(429)
             expect(untilMidnight(refused)).toBe(true)
+            expect(refused.body.code).toBe("client-share-spent")
             expect(refused.body.detail).toBe(
               "This client's share of today's weather budget (400 of 2000 cost units) is spent, so it can load no new place until " +
                 "00:00 UTC; places already loaded still answer."

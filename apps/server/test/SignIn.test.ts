@@ -603,7 +603,8 @@ for (const backend of backends) {
           // Refused before the rule runs: no text can hold it (StorableInput), a 400 with its own detail.
           expect(login.status).toBe(400)
           expect(yield* promise(() => login.json())).toEqual({
-            detail: 'The body\'s "email" contains a NUL character (U+0000), which cannot be stored; send text without it.'
+            detail: 'The body\'s "email" contains a NUL character (U+0000), which cannot be stored; send text without it.',
+            code: "invalid-text"
           })
           const subject = yield* f.viaChat(new Browser(), "/api/v2/oauth/chat/login/start", { id: "a\u0000b", email: "nul@example.org", verified: true })
           expectStatus(subject.final, "chat", "error")

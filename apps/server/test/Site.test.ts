@@ -16,6 +16,11 @@ import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServ
 import * as Effect from "effect/Effect"
 
 const MAIN = `<!doctype html><html lang="en"><head><title>Main</title><script type="module" src="assets/app-1234.js"></script></head><body><h1>Main page</h1>${"<p>padding</p>".repeat(100)}</body></html>`
+/**
+ * The account page as served to an asker of no language: its `<html>` says English, left to right
+ * (the plain main page in English is served as built).
+ */
+const inEnglish = (page: string) => page.replace('<html lang="en">', '<html lang="en" dir="ltr">')
 const ACCOUNT = `<!doctype html><html lang="en"><head><title>Account</title></head><body><h1>Account</h1></body></html>`
 const SCRIPT = `export const x = ${JSON.stringify("x".repeat(3000))};\n`
 const STYLE = "body { margin: 0 }\n"
@@ -81,8 +86,8 @@ describe("the site at the root", () => {
         const { origin } = yield* TestServer
         for (const [path, body] of [
           ["/", MAIN],
-          ["/alerts", ACCOUNT],
-          ["/alerts?oauth=linked&provider=chat", ACCOUNT]
+          ["/alerts", inEnglish(ACCOUNT)],
+          ["/alerts?oauth=linked&provider=chat", inEnglish(ACCOUNT)]
         ] as const) {
           const response = yield* raw(origin, path)
           expect(response.status, path).toBe(200)
@@ -91,7 +96,8 @@ describe("the site at the root", () => {
           expect(response.headers.etag).toMatch(/^(W\/)?"[^"]+"$/)
           expect(response.headers.vary).toMatch(/accept-encoding/i)
           expect(response.headers["content-encoding"]).toBeUndefined()
-          expect(response.body.toString()).toBe(body)
+          // The page as built, in the asker's language: English here (no Accept-Language), left to right.
+          expect(response.body.toString(), path).toBe(body)
           expectSecurityHeaders(response.headers)
         }
         const main = yield* raw(origin, "/")
@@ -242,7 +248,7 @@ describe("the site under BASE_PATH", () => {
         Effect.gen(function* () {
           const { origin } = yield* TestServer
           expect((yield* raw(origin, "/climate/")).body.toString()).toBe(MAIN)
-          expect((yield* raw(origin, "/climate/alerts?oauth=linked")).body.toString()).toBe(ACCOUNT)
+          expect((yield* raw(origin, "/climate/alerts?oauth=linked")).body.toString()).toBe(inEnglish(ACCOUNT))
           expect((yield* raw(origin, "/climate/assets/app-1234.js")).body.toString()).toBe(SCRIPT)
           expect((yield* raw(origin, "/climate/sw.js")).body.toString()).toBe(WORKER)
           expect((yield* raw(origin, "/climate/manifest.webmanifest")).body.toString()).toBe(MANIFEST)

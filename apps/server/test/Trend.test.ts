@@ -251,7 +251,7 @@ for (const backend of backends) {
           const empty = freshCell()
           up.weather.empty.add(keyOf(empty))
           const none = yield* get(server.url(`/api/v2/trend?${q(empty)}`))
-          expect([none.status, json(none)]).toEqual([404, { detail: "No weather history for this cell." }])
+          expect([none.status, json(none)]).toEqual([404, { detail: "No weather history for this cell.", code: "no-history" }])
 
           // Two new cells loading for one client: its third is refused at once; another client's is not.
           up.weather.delayMs = 2_000

@@ -62,9 +62,12 @@ export const waitWords = (seconds: number): string => {
 /** The refusals that last until the day's weather budget opens again (00:00 UTC). */
 const DAY_BUDGET: ReadonlySet<Refusal.Code> = new Set<Refusal.Code>(["budget-spent", "client-share-spent"])
 
-/** Seconds until the wait ends: `retry_at` when sent, else `Retry-After`; null without either. */
+/**
+ * Seconds until the wait ends: `Retry-After` when sent (relative, so this machine's clock does not
+ * matter, and not cut to the whole second as `retry_at` is), else `retry_at`; null without either.
+ */
 const secondsLeft = (failure: Failure, now: number): number | null =>
-  failure.retryAt != null ? Math.max(0, (failure.retryAt - now) / 1000) : failure.retryAfter
+  failure.retryAfter != null ? failure.retryAfter : failure.retryAt != null ? Math.max(0, (failure.retryAt - now) / 1000) : null
 
 /** "09:00" (or "9:00 AM": the person's locale), and "tomorrow" when that is another day where they are. */
 export const localMoment = (at: number, now: number, options: { readonly timeZone?: string; readonly locale?: string } = {}): string => {

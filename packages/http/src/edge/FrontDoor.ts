@@ -129,8 +129,9 @@ const parserRefusal = (code: string | undefined): readonly [number, Refusal.Code
 }
 
 const onClientError = (error: Error & { readonly code?: string }, socket: Duplex) => {
-  // Nothing can be said to a connection that is gone, or in the middle of another answer.
-  if (error.code === "ECONNRESET" || !socket.writable || Drain.current(socket)?.headersSent === true) {
+  // Nothing can be said to a connection that is gone, in the middle of another answer, or whose
+  // last answer said it closes (bytes after that are garbage to the client).
+  if (error.code === "ECONNRESET" || !socket.writable || Drain.closedToWriting(socket)) {
     socket.destroy()
     return
   }
