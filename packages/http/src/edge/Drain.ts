@@ -84,6 +84,12 @@ export const track = (socket: object | null, res: ServerResponse): void => {
   if (socket !== null) latest.set(socket, res)
 }
 
+/** The response a socket is writing, or is about to write, if any: its last one unless that one is done. */
+const current = (socket: object): ServerResponse | undefined => {
+  const res = latest.get(socket)
+  return res !== undefined && !res.writableFinished ? res : undefined
+}
+
 /**
  * Whether nothing more may be written to a socket: its last answer is being written (headers out),
  * or is done and closes the connection (`Connection: close`, or Node deciding not to keep it).
