@@ -84,21 +84,23 @@ export const track = (socket: object | null, res: ServerResponse): void => {
   if (socket !== null) latest.set(socket, res)
 }
 
-/** The response a socket is writing, or is about to write, if any: its last one unless that one is done. */
-const current = (socket: object): ServerResponse | undefined => {
+/**
+ * Whether a socket's last answer is done and closed the connection (`Connection: close`, or Node
+ * deciding not to keep it): the client reads nothing more from it.
+ */
+export const closedAfterLast = (socket: object): boolean => {
   const res = latest.get(socket)
-  return res !== undefined && !res.writableFinished ? res : undefined
+  return (
+    res !== undefined &&
+    res.writableFinished &&
+    (!res.shouldKeepAlive || String(res.getHeader("connection") ?? "").toLowerCase() === "close")
+  )
 }
 
-/**
- * Whether nothing more may be written to a socket: its last answer is being written (headers out),
- * or is done and closes the connection (`Connection: close`, or Node deciding not to keep it).
- */
-export const closedToWriting = (socket: object): boolean => {
+/** The response a socket is writing, or is about to write, if any: its last one unless that one is done. */
+export const current = (socket: object): ServerResponse | undefined => {
   const res = latest.get(socket)
-  if (res === undefined) return false
-  if (!res.writableFinished) return res.headersSent
-  return !res.shouldKeepAlive || String(res.getHeader("connection") ?? "").toLowerCase() === "close"
+  return res !== undefined && !res.writableFinished ? res : undefined
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void

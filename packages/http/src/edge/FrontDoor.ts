@@ -129,10 +129,15 @@ const parserRefusal = (code: string | undefined): readonly [number, Refusal.Code
 }
 
 const onClientError = (error: Error & { readonly code?: string }, socket: Duplex) => {
-  // Nothing can be said to a connection that is gone, in the middle of another answer, or whose
-  // last answer said it closes (bytes after that are garbage to the client).
-  if (error.code === "ECONNRESET" || !socket.writable || Drain.closedToWriting(socket)) {
+  // Nothing can be said to a connection that is gone, or in the middle of another answer.
+  if (error.code === "ECONNRESET" || !socket.writable || Drain.current(socket)?.headersSent === true) {
     socket.destroy()
+    return
+  }
+  // Nor after an answer that closed the connection (bytes after it are garbage to the client): the
+  // socket is ended, not destroyed, so that no reset can overtake that answer on its way.
+  if (Drain.closedAfterLast(socket)) {
+    socket.end()
     return
   }
   const [status, code, detail] = parserRefusal(error.code)
