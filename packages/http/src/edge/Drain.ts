@@ -90,11 +90,8 @@ export const track = (socket: object | null, res: ServerResponse): void => {
  */
 export const closedAfterLast = (socket: object): boolean => {
   const res = latest.get(socket)
-  return (
-    res !== undefined &&
-    res.writableFinished &&
-    (!res.shouldKeepAlive || String(res.getHeader("connection") ?? "").toLowerCase() === "close")
-  )
+  if (res === undefined || !res.writableFinished) return false
+  return !res.shouldKeepAlive || String(res.getHeader("connection") ?? "").toLowerCase() === "close"
 }
 
 /** The response a socket is writing, or is about to write, if any: its last one unless that one is done. */
