@@ -118,4 +118,12 @@ describe("RequestId", () => {
     for (const id of ids) expect(RequestId.acceptable(id)).toBe(true)
     expect(RequestId.generator()()).not.toBe(RequestId.generator()())
   })
+
+  it("a generated id's counter is the answer's number in decimal, across the thousands", () => {
+    const next = RequestId.generator()
+    const ids = Array.from({ length: 3001 }, next)
+    const prefix = ids[0]!.slice(0, -1)
+    expect(ids[0]).toMatch(/^[A-Za-z0-9_-]{8}-0$/)
+    expect(ids).toEqual(ids.map((_, i) => `${prefix}${i}`))
+  })
 })

@@ -5,9 +5,13 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { connect } from "node:net"
-import type { AddressInfo } from "node:net"
+import type { AddressInfo, Socket } from "node:net"
+import * as v8 from "node:v8"
+import * as vm from "node:vm"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as AccessLog from "../src/edge/AccessLog.js"
+import * as Drain from "../src/edge/Drain.js"
 import * as FrontDoor from "../src/edge/FrontDoor.js"
 import * as ResponseIndex from "../src/edge/ResponseIndex.js"
 
@@ -164,4 +168,125 @@ describe("FrontDoor connections per client", () => {
     const proxied = FrontDoor.makeServer({ ...options(FrontDoor.TIMEOUTS), trustedProxyHops: 1 }, ok, () => {})
     expect(direct.listenerCount("connection") - proxied.listenerCount("connection")).toBe(1)
   })
+})
+
+describe("FrontDoor keeps nothing of an answer once it is written", () => {
+  v8.setFlagsFromString("--expose-gc")
+  const gc = vm.runInNewContext("gc") as () => void
+  const PATH = "/api/v2/cell?lat=52.52&lon=13.41"
+  const ETAG = 'W/"held"'
+
+  /** An app answering in chunks (no length): its end is the last chunk. */
+  const chunked = (req: IncomingMessage, res: ServerResponse) => {
+    req.resume()
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.write("{")
+      res.end("}")
+    })
+  }
+
+  /** Writes `request` on `socket` and resolves once the whole answer has arrived (a 304's head, or a chunked body's last chunk). */
+  const ask = (socket: Socket, request: string, end: string) =>
+    new Promise<string>((done, fail) => {
+      let text = ""
+      const onData = (c: Buffer) => {
+        text += c.toString()
+        if (!text.endsWith(end)) return
+        socket.off("data", onData).off("error", fail)
+        done(text)
+      }
+      socket.on("data", onData).once("error", fail)
+      socket.write(request)
+    })
+
+  /** A few turns of the event loop, so that Node's own work after an answer (its `close` event, the request's end) is done. */
+  const settle = () => Effect.promise(() => new Promise<void>((done) => setTimeout(done, 20)))
+
+  it.effect("the request and response of answers from the index and from the app are collected while their keep-alive connection stays open", () =>
+    Effect.gen(function* () {
+      const index = ResponseIndex.make()
+      index.remember(PATH, { etag: ETAG, validUntil: Date.now() + 3_600_000 })
+      // The access log as deployed (formatting a line per answer), written nowhere.
+      const log = AccessLog.writer({ format: "json", instance: "test", write: () => {} })
+      const server = FrontDoor.makeServer({ ...options(FrontDoor.TIMEOUTS), responses: index }, chunked, log)
+      // Registered at Node's level, after the front door's handler; nothing else keeps them.
+      const written: Array<WeakRef<object>> = []
+      server.on("request", (req: IncomingMessage, res: ServerResponse) => void written.push(new WeakRef(req), new WeakRef(res)))
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => server.closeAllConnections()).pipe(Effect.zipRight(Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))))
+      )
+      const port = (server.address() as AddressInfo).port
+      const socket = yield* Effect.acquireRelease(
+        Effect.async<Socket>((resume) => {
+          const s = connect(port, "127.0.0.1", () => resume(Effect.succeed(s)))
+        }),
+        (s) => Effect.sync(() => s.destroy())
+      )
+      const revalidation = `GET ${PATH} HTTP/1.1\r\nHost: x\r\nIf-None-Match: ${ETAG}\r\n\r\n`
+      for (let i = 0; i < 2; i++) expect(yield* Effect.promise(() => ask(socket, revalidation, "\r\n\r\n"))).toMatch(/^HTTP\/1\.1 304 /)
+      expect(yield* Effect.promise(() => ask(socket, "GET /other HTTP/1.1\r\nHost: x\r\n\r\n", "\r\n0\r\n\r\n"))).toMatch(
+        /^HTTP\/1\.1 200 [\s\S]*transfer-encoding: chunked/i
+      )
+      expect(yield* Effect.promise(() => ask(socket, revalidation, "\r\n\r\n"))).toMatch(/^HTTP\/1\.1 304 [\s\S]*Connection: keep-alive/)
+      expect(written).toHaveLength(8)
+      yield* settle()
+      gc()
+      yield* settle()
+      gc()
+      expect(written.map((ref) => ref.deref()?.constructor.name ?? "collected")).toEqual(Array.from({ length: 8 }, () => "collected"))
+      // The connection is still open: nothing was let go by closing it.
+      expect(socket.readyState).toBe("open")
+      const connections = yield* Effect.async<number>((resume) => void server.getConnections((_e, n) => resume(Effect.succeed(n))))
+      expect(connections).toBe(1)
+    }).pipe(Effect.scoped))
+})
+
+describe("FrontDoor tells the drain where each connection is", () => {
+  it.effect("an answer in progress, nothing once a kept-alive answer is written, closed once an answer closed the connection", () =>
+    Effect.gen(function* () {
+      const sockets: Array<Socket> = []
+      const ends: Array<() => void> = []
+      // The app's answers end when the test says so.
+      const held = (req: IncomingMessage, res: ServerResponse) => {
+        req.resume()
+        res.writeHead(200, { "content-type": "text/plain", "content-length": "2" })
+        res.write("o")
+        ends.push(() => res.end("k"))
+      }
+      const server = FrontDoor.makeServer(options(FrontDoor.TIMEOUTS), held, () => {})
+      server.on("connection", (socket: Socket) => void sockets.push(socket))
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => server.closeAllConnections()).pipe(Effect.zipRight(Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))))
+      )
+      const port = (server.address() as AddressInfo).port
+      const client = connect(port, "127.0.0.1")
+      yield* Effect.addFinalizer(() => Effect.sync(() => client.destroy()))
+      let received = ""
+      client.on("data", (c: Buffer) => {
+        received += c.toString()
+      })
+      const until = (test: () => boolean) =>
+        Effect.promise(async () => {
+          while (!test()) await new Promise((done) => setTimeout(done, 5))
+        })
+      client.write("GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+      yield* until(() => received.includes("\r\n\r\no"))
+      const socket = sockets[0]!
+      expect(Drain.current(socket)?.headersSent).toBe(true)
+      expect(Drain.closedAfterLast(socket)).toBe(false)
+      ends.shift()!()
+      yield* until(() => received.endsWith("ok"))
+      yield* until(() => Drain.current(socket) === undefined)
+      expect(Drain.closedAfterLast(socket)).toBe(false)
+      client.write("GET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      yield* until(() => ends.length === 1)
+      expect(Drain.current(socket)?.headersSent).toBe(true)
+      ends.shift()!()
+      yield* until(() => Drain.closedAfterLast(socket))
+      expect(Drain.current(socket)).toBeUndefined()
+      expect(received.match(/HTTP\/1\.1 200 /g)).toHaveLength(2)
+    }).pipe(Effect.scoped))
 })

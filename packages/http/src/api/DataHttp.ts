@@ -95,7 +95,7 @@ export const make = Effect.gen(function* () {
         return notModified(etag, DATA_CACHE_CONTROL)
       }
       const payload = yield* body
-      const encoded = index.encoded(request.originalUrl, etag) ?? (yield* encode(payload.json))
+      const encoded = index.encoded(request.originalUrl, etag) ?? index.bodyOf(payload.json) ?? (yield* encode(payload.json))
       index.remember(request.originalUrl, { etag, validUntil, body: encoded })
       return precompressed(request, encoded, { etag, "cache-control": DATA_CACHE_CONTROL })
     })

@@ -11,6 +11,7 @@
 import { OpenApi } from "@effect/platform"
 import { API_PREFIX, Api } from "../api/Api.js"
 import { innerPath } from "./SecurityHeaders.js"
+import { ownCopy } from "./V8String.js"
 
 /** Query parameters of the API that are coordinates, dates or switches: safe to log as sent. */
 const LOGGABLE_PARAMS: ReadonlySet<string> = new Set([
@@ -27,9 +28,10 @@ const LOGGABLE_PARAMS: ReadonlySet<string> = new Set([
   "chat"
 ])
 
+/** The request's path and query with the values of parameters not known to be safe redacted; shares no storage with `url`. */
 export const loggablePath = (url: string): string => {
   const q = url.indexOf("?")
-  if (q < 0) return url
+  if (q < 0) return ownCopy(url)
   const params = new URLSearchParams(url.slice(q + 1))
   const kept: Array<string> = []
   for (const [key, value] of params) {
@@ -37,7 +39,7 @@ export const loggablePath = (url: string): string => {
       LOGGABLE_PARAMS.has(key) ? `${encodeURIComponent(key)}=${encodeURIComponent(value)}` : `${encodeURIComponent(key)}=[redacted]`
     )
   }
-  return kept.length === 0 ? url.slice(0, q) : `${url.slice(0, q)}?${kept.join("&")}`
+  return ownCopy(kept.length === 0 ? url.slice(0, q) : `${url.slice(0, q)}?${kept.join("&")}`)
 }
 
 export type Format = "pretty" | "json" | "off"
@@ -145,10 +147,11 @@ export const writer = (options: Options, clock: () => number = Date.now): Writer
  * the API's paths from its OpenAPI document, `/metrics`, then `api-unmatched` or `site`.
  */
 export const routeLabeller = (basePath: string) => {
-  const exact = new Set<string>([`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`, "/metrics"])
+  // Label by label: the label returned is this one, not the request's own copy (cut from its URL).
+  const exact = new Map<string, string>([`${API_PREFIX}/docs`, `${API_PREFIX}/openapi.json`, "/metrics"].map((p) => [p, p]))
   const patterns: Array<readonly [RegExp, string]> = []
   for (const path of Object.keys(OpenApi.fromApi(Api).paths)) {
-    if (!path.includes("{")) exact.add(path)
+    if (!path.includes("{")) exact.set(path, path)
     else {
       const source = path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\\?\{[^}]+\\?\}/g, "[^/]+")
       patterns.push([new RegExp(`^${source}$`), path])
@@ -157,7 +160,8 @@ export const routeLabeller = (basePath: string) => {
   return (url: string): string => {
     const path = innerPath(basePath, url)
     if (path === undefined) return "outside-base-path"
-    if (exact.has(path)) return path
+    const label = exact.get(path)
+    if (label !== undefined) return label
     for (const [pattern, label] of patterns) if (pattern.test(path)) return label
     return path.startsWith(`${API_PREFIX}/`) ? "api-unmatched" : "site"
   }

@@ -8,9 +8,12 @@
  *    `Connection: close`: requests already read, or arriving on a kept-alive connection, are
  *    answered and their connections closed after the answer. A balancer reusing a connection
  *    learns from the answer itself that the connection ends, instead of finding it cut.
- * 3. Idle kept-alive connections are closed after `idleGraceMs`, time for a balancer to use up
- *    (one answer each) the connections it keeps, or to stop picking this instance once a new
- *    connection is refused; each closes cleanly (FIN between requests, never a reset mid-request).
+ * 3. Idle kept-alive connections are left to the balancer for as long again as the pause (at most
+ *    `IDLE_GRACE_MS`): it uses each up (one answer each, which closes it), or closes it itself once
+ *    it has been idle for the balancer's own upstream keep-alive timeout. A balancer whose timeout
+ *    is shorter than the pause (deploy/nginx: 1 s against the default pause of 2 s) closes every
+ *    idle connection itself, so the server never closes one the balancer may be writing a request
+ *    on. Any still idle after the grace are closed by the server, cleanly (FIN between requests).
  * 4. When every connection has closed the drain is over; what is still running after `drainMs`
  *    is cut.
  *
@@ -54,8 +57,12 @@ export interface ShutdownTimes {
   readonly drainMs: number
 }
 
-/** The longest idle connections are left to a balancer after the listener closes; no longer than the pause. */
-export const IDLE_GRACE_MS = 1_000
+/**
+ * The longest idle connections are left to a balancer after the listener closes: as long as the
+ * pause, up to this. Closing an idle connection races a balancer that may be writing a request on it
+ * (a POST so cut is not retried: 502); a balancer that closes its idle connections sooner runs no race.
+ */
+export const IDLE_GRACE_MS = 5_000
 
 /** How often idle connections are looked for again (a response started before the drain may end as keep-alive). */
 const SWEEP_MS = 100
@@ -73,11 +80,17 @@ export const connections = (server: Server): ReadonlySet<Socket> => {
   return open
 }
 
+/** A connection whose last answer is done and closed it (`Connection: close`, or Node deciding not to keep it). */
+const CLOSED = "closed"
+
 /**
- * The last response each connection was given, told as each is made (`FrontDoor.Response`): read
- * with public fields only, where Node's own code reads its private `socket._httpMessage`.
+ * Each connection's response in progress (the last it was given, told as each is made:
+ * `FrontDoor.Response`), or `CLOSED` once an answer that closed it is done; nothing for a
+ * kept-alive connection between answers, so that no finished answer (and its request) stays alive
+ * until the next one, copied by every scavenge meanwhile. Read with public fields only, where
+ * Node's own code reads its private `socket._httpMessage`.
  */
-const latest = new WeakMap<object, ServerResponse>()
+const latest = new WeakMap<object, ServerResponse | typeof CLOSED>()
 
 /** Tells which response `socket` was given last. */
 export const track = (socket: object | null, res: ServerResponse): void => {
@@ -85,19 +98,33 @@ export const track = (socket: object | null, res: ServerResponse): void => {
 }
 
 /**
- * Whether a socket's last answer is done and closed the connection (`Connection: close`, or Node
- * deciding not to keep it): the client reads nothing more from it.
+ * Tells that `res` is done with `socket`: Node detaches a response once its answer is written,
+ * before it ends the connection if the answer closes it. Only the last response counts: with
+ * pipelined requests a later one may already be tracked.
+ */
+export const done = (socket: object, res: ServerResponse): void => {
+  if (latest.get(socket) !== res) return
+  if (closes(res)) latest.set(socket, CLOSED)
+  else latest.delete(socket)
+}
+
+const closes = (res: ServerResponse): boolean =>
+  !res.shouldKeepAlive || String(res.getHeader("connection") ?? "").toLowerCase() === "close"
+
+/**
+ * Whether a socket's last answer is done and closed the connection: the client reads nothing more
+ * from it. Done means written (`writableFinished`), which comes a moment before Node detaches the
+ * response: it first drains the request's unread body, whose bytes may already fail to parse.
  */
 export const closedAfterLast = (socket: object): boolean => {
   const res = latest.get(socket)
-  if (res === undefined || !res.writableFinished) return false
-  return !res.shouldKeepAlive || String(res.getHeader("connection") ?? "").toLowerCase() === "close"
+  return res === CLOSED || (res !== undefined && res.writableFinished && closes(res))
 }
 
 /** The response a socket is writing, or is about to write, if any: its last one unless that one is done. */
 export const current = (socket: object): ServerResponse | undefined => {
   const res = latest.get(socket)
-  return res !== undefined && !res.writableFinished ? res : undefined
+  return res === undefined || res === CLOSED || res.writableFinished ? undefined : res
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void

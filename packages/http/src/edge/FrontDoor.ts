@@ -7,10 +7,13 @@
  * reaches a server without its app, or the index answers for an app that is not there.
  * Node's own parser errors, CONNECT and the request timeouts are answered here too, as JSON.
  */
-import { createServer, type IncomingMessage, type Server, ServerResponse, STATUS_CODES } from "node:http"
+import { createServer, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, type Server, ServerResponse, STATUS_CODES } from "node:http"
 import type { Socket } from "node:net"
+// Imported, not the global: in Node 20 `globalThis.performance` is an accessor, so each read of the
+// global calls its getter (a global load that is never a constant), three times per request.
+import { performance } from "node:perf_hooks"
 import type { Duplex } from "node:stream"
-import type { HttpApp, HttpServer, HttpServerRequest } from "@effect/platform"
+import { type HttpApp, HttpMiddleware, type HttpServer, type HttpServerRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ClientNetwork, Refusal } from "@climate-grade/core"
 import * as Effect from "effect/Effect"
@@ -171,7 +174,7 @@ const onConnect = (_req: IncomingMessage, socket: Duplex) =>
   rawAnswer(socket, 405, "method-not-allowed", "CONNECT is not supported: this server is not a proxy.")
 
 /** What the access line and the metrics need of a URL, worked out once per URL the index holds. */
-interface Edge {
+interface Edge extends ResponseIndex.Edge {
   readonly series: HttpMetrics.Series
   readonly path: string
 }
@@ -186,15 +189,32 @@ export class Response<Request extends IncomingMessage = IncomingMessage> extends
   /** An API request: its 304 carries no security headers (`SecurityHeaders.stripFromNotModified`). */
   api = false
 
-  constructor(req: Request) {
-    super(req)
+  /**
+   * Node's server passes its options too (`highWaterMark`, `rejectNonStandardBodyWrites`, which
+   * @types/node does not declare): passed on, so this response keeps the server's settings.
+   */
+  constructor(req: Request, options?: object) {
+    // @ts-expect-error Node's ServerResponse takes (req, options); its declared type takes req only.
+    super(req, options)
     // Which answer a connection is on, for its parser errors and the drain (no private field).
     Drain.track(req.socket, this)
   }
 
-  override writeHead(statusCode: number, ...rest: Array<unknown>): this {
+  // Node detaches a response from its socket once the answer is written: the drain then lets go of it.
+  override detachSocket(socket: Socket): void {
+    super.detachSocket(socket)
+    Drain.done(socket, this)
+  }
+
+  // Its arguments as Node's own takes them (no rest array copied into another per answer): an
+  // argument left out and one passed as undefined mean the same to it.
+  override writeHead(
+    statusCode: number,
+    reason?: string | OutgoingHttpHeaders | Array<OutgoingHttpHeader>,
+    headers?: OutgoingHttpHeaders | Array<OutgoingHttpHeader>
+  ): this {
     if (statusCode === 304 && this.api) SecurityHeaders.stripFromNotModified(this)
-    return Reflect.apply(ServerResponse.prototype.writeHead, this, [statusCode, ...rest]) as this
+    return super.writeHead(statusCode, reason as string, headers)
   }
 }
 
@@ -242,7 +262,10 @@ export const handler = (
     if (held !== undefined) {
       // Answered whole, at once: the line and the count now, from what was worked out for this URL.
       const ms = performance.now() - started
-      if (held.edge === undefined) held.edge = edgeOf(req.url!)
+      if (held.edge === undefined) {
+        held.edge = edgeOf(req.url!)
+        index.reweigh(req.url!)
+      }
       const edge = held.edge
       HttpMetrics.record(edge.series, "GET", res.statusCode, ms / 1000)
       HttpMetrics.countCacheAnswer("index")
@@ -299,7 +322,11 @@ export const make = <E, R>(
   Effect.gen(function* () {
     // The handler exists before the server does.
     const log = options.accessLog === undefined ? () => {} : AccessLog.writer(options.accessLog)
-    const appHandler = yield* NodeHttpServer.makeHandler(app)
+    // No server span: no traces are exported (the access log and /metrics say what a request did),
+    // and the platform's span parses each request's URL again into a URL object whose copy of it
+    // its attributes keep (`url.full`, `url.query`) until the answer: for a 14 KB URL, ~15 KB more
+    // per request in the heap, and as much in the allocator while it is parsed.
+    const appHandler = yield* Effect.locally(NodeHttpServer.makeHandler(app), HttpMiddleware.currentTracerDisabledWhen, () => true)
     const server = makeServer(options, appHandler, log)
     const open = Drain.connections(server)
     const http = yield* Effect.orDie(NodeHttpServer.make(() => server, { port: options.port, host: options.host }))

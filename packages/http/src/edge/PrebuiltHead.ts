@@ -26,17 +26,21 @@ import { Socket } from "node:net"
 /** Header lines, `name: value\r\n` each, checked as `writeHead` checks them. */
 export type Lines = string & { readonly Lines: unique symbol }
 
-/** Checks each pair (name, value, …) as Node would, and joins them into lines; throws as Node would. */
+/**
+ * Checks each pair (name, value, …) as Node would, and joins them into lines; throws as Node would.
+ * One flat string (`join` copies the pieces into it), not a tree of concatenations: it is kept,
+ * one per response index entry and form, and written whole on every answer.
+ */
 export const lines = (pairs: ReadonlyArray<string>): Lines => {
-  let text = ""
+  const pieces: Array<string> = []
   for (let i = 0; i < pairs.length; i += 2) {
     const name = pairs[i]!
     const value = pairs[i + 1]!
     validateHeaderName(name)
     validateHeaderValue(name, value)
-    text += `${name}: ${value}\r\n`
+    pieces.push(name, ": ", value, "\r\n")
   }
-  return text as Lines
+  return pieces.join("") as Lines
 }
 
 /** One line whose value was checked by the caller (a request id: generated, or matched against a safe pattern). */
