@@ -1,52 +1,33 @@
 /**
  * The card rendered to PNG by resvg (Rust, prebuilt binaries shipped as npm packages: no browser,
- * no system library), with Inter (SIL Open Font License) loaded from its npm package's files, so
- * what the card looks like does not depend on the fonts a machine happens to have.
+ * no system library), with the fonts loaded from files in this package and its dependencies
+ * (Fonts), so what the card looks like does not depend on the fonts a machine happens to have.
  */
-import { createRequire } from "node:module"
 import { performance } from "node:perf_hooks"
 import type { GradePayload } from "@climate-grade/core/data/Payloads"
 import type { Language } from "@climate-grade/core/i18n/Languages"
 import type { NotableSpell } from "@climate-grade/core/spells/Notable"
 import { renderAsync, Resvg, type ResvgRenderOptions } from "@resvg/resvg-js"
 import * as CardSvg from "./CardSvg.js"
+import * as Fonts from "./Fonts.js"
+import { placeLabel } from "./ShareText.js"
 import type { Words } from "@climate-grade/core/rules"
 
 type Units = Words.Units
 
-const require = createRequire(import.meta.url)
-
-/** The three weights the card uses, from the font package (resolved like any module, not from the system). */
-export const FONT_FILES: ReadonlyArray<string> = [
-  "@expo-google-fonts/inter/400Regular/Inter_400Regular.ttf",
-  "@expo-google-fonts/inter/600SemiBold/Inter_600SemiBold.ttf",
-  "@expo-google-fonts/inter/700Bold/Inter_700Bold.ttf"
-].map((file) => require.resolve(file))
-
 /**
- * The script fonts, only for the languages that draw that script: resvg reads its font files on
- * every render, and Noto Sans JP is 5 MB a weight (two weights: 600 is drawn with the nearest).
+ * resvg reads its font files on every render and every measurement (resvg-js 2.6 takes fonts as
+ * paths only; its `fontBuffers` is the WebAssembly build's): a card is given only the families it
+ * draws with (Fonts.forCard).
  */
-const SCRIPT_FONTS: Readonly<Partial<Record<Language, ReadonlyArray<string>>>> = {
-  ar: [
-    "@expo-google-fonts/noto-sans-arabic/400Regular/NotoSansArabic_400Regular.ttf",
-    "@expo-google-fonts/noto-sans-arabic/600SemiBold/NotoSansArabic_600SemiBold.ttf",
-    "@expo-google-fonts/noto-sans-arabic/700Bold/NotoSansArabic_700Bold.ttf"
-  ].map((file) => require.resolve(file)),
-  ja: [
-    "@expo-google-fonts/noto-sans-jp/400Regular/NotoSansJP_400Regular.ttf",
-    "@expo-google-fonts/noto-sans-jp/700Bold/NotoSansJP_700Bold.ttf"
-  ].map((file) => require.resolve(file))
-}
-
-const optionsFor = (lang: Language): ResvgRenderOptions => ({
+const optionsFor = (families: ReadonlyArray<Fonts.Family>): ResvgRenderOptions => ({
   ...OPTIONS,
-  font: { ...OPTIONS.font, fontFiles: [...FONT_FILES, ...(SCRIPT_FONTS[lang] ?? [])] }
+  font: { ...OPTIONS.font, fontFiles: families.flatMap((family) => family.files) }
 })
 
 const OPTIONS: ResvgRenderOptions = {
   font: {
-    fontFiles: [...FONT_FILES],
+    fontFiles: [...Fonts.INTER.files],
     loadSystemFonts: false,
     defaultFontFamily: CardSvg.FONT,
     sansSerifFamily: CardSvg.FONT
@@ -62,22 +43,36 @@ const MEASURED = 2_000
 const widths = new Map<string, number>()
 
 /**
- * Text width with the card's own font: the text's outline box at 100 px, scaled (outlines scale
- * linearly; resvg does not hint). Remembered per text and weight: the label words and units recur.
+ * Text width with the card's own fonts: the text's outline box at 100 px, scaled (outlines scale
+ * linearly; resvg does not hint). Measured with Inter and only those of `families` that have a
+ * character of the text Inter lacks (the others could not draw any of it: the width is the same,
+ * and a number or a Latin name on a Japanese card does not read Noto Sans JP's files). Remembered
+ * per fonts, text and weight: the label words and units recur.
  */
-export const measureIn = (lang: Language): CardSvg.Measure => (text, size, weight) => {
-  const key = `${lang}:${weight}:${text}`
+export const measureWith = (families: ReadonlyArray<Fonts.Family>): CardSvg.Measure => (text, size, weight) => {
+  const inter = Fonts.coverage(Fonts.INTER)
+  const beyond = [...text].map((char) => char.codePointAt(0)!).filter((c) => !inter.has(c))
+  const used = families.filter((family) => family === Fonts.INTER || beyond.some((c) => Fonts.coverage(family).has(c)))
+  const key = `${used.map((family) => family.name).join()}:${weight}:${text}`
   let at100 = widths.get(key)
   if (at100 === undefined) {
-    const probe = `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text x="0" y="100" font-family="${CardSvg.FONT}, Noto Sans Arabic, Noto Sans JP" font-size="100" font-weight="${weight}">${text.replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]!)}</text></svg>`
-    at100 = new Resvg(probe, optionsFor(lang)).getBBox()?.width ?? 0
+    const probe = `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text x="0" y="100" font-family="${CardSvg.familiesOf(text)}" font-size="100" font-weight="${weight}">${text.replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]!)}</text></svg>`
+    at100 = new Resvg(probe, optionsFor(used)).getBBox()?.width ?? 0
     if (widths.size >= MEASURED) widths.clear()
     widths.set(key, at100)
   }
   return (at100 * size) / 100
 }
 
-export const measure: CardSvg.Measure = measureIn("en")
+/** Text width in Inter alone. */
+export const measure: CardSvg.Measure = measureWith([Fonts.INTER])
+
+/** A card's SVG, laid out with the fonts it will be drawn with, and resvg's options naming those fonts. */
+export const layout = (grade: GradePayload, units: Units, spell: NotableSpell | null, lang: Language, demo: boolean) => {
+  const { families } = Fonts.forCard(lang, placeLabel(grade))
+  const svg = CardSvg.svg(grade, units, measureWith(families), spell, lang, demo, (text) => Fonts.draws(families, text))
+  return { svg, families, options: optionsFor(families) }
+}
 
 export interface Rendered {
   readonly png: Uint8Array
@@ -97,7 +92,8 @@ export const drawSync = (
   demo = false
 ): Rendered => {
   const start = performance.now()
-  const png = new Resvg(CardSvg.svg(grade, units, measureIn(lang), spell, lang, demo), optionsFor(lang)).render().asPng()
+  const { svg, options } = layout(grade, units, spell, lang, demo)
+  const png = new Resvg(svg, options).render().asPng()
   return { png: new Uint8Array(png), ms: performance.now() - start }
 }
 
@@ -112,8 +108,8 @@ export const render = async (
   spell: NotableSpell | null = null
 ): Promise<Rendered> => {
   const start = performance.now()
-  const svg = CardSvg.svg(grade, units, measure, spell)
-  const image = await renderAsync(svg, OPTIONS, AbortSignal.timeout(timeoutMs))
+  const { svg, options } = layout(grade, units, spell, "en", false)
+  const image = await renderAsync(svg, options, AbortSignal.timeout(timeoutMs))
   const png = image.asPng()
   return { png: new Uint8Array(png.buffer, png.byteOffset, png.byteLength), ms: performance.now() - start }
 }

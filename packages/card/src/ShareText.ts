@@ -8,7 +8,7 @@ import { shownLabel, tieOf, tieWords } from "@climate-grade/core/grading/Ties"
 import type { Language } from "@climate-grade/core/i18n/Languages"
 import * as Messages from "@climate-grade/core/i18n/Messages"
 import type { NotableSpell } from "@climate-grade/core/spells/Notable"
-import { notice } from "@climate-grade/core/spells/SpellWords"
+import { isNotable } from "@climate-grade/core/spells/SpellWords"
 import { type Variable, Words } from "@climate-grade/core/rules"
 
 const { formatCoordinates, formatValue, labelWords, longDate, ordinal, sinceYearOf, VARIABLE_NAME, VARIABLE_NOUN, VARIABLES } = Words
@@ -54,20 +54,23 @@ const verdict = (grade: GradePayload, units: Units): string => {
   return `${VARIABLE_NOUN[top]} ${formatValue(g.value, g.unit, units)}, ${labelWords(top, label)}`
 }
 
-const SHORT_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
 /**
- * A severe or extreme heat wave or cold spell on or coming, in words: "A severe heat wave from
- * Thu 3 Dec: it would be the 4th hottest here since 1940 if the forecast holds." A preview is read
- * days after it was made, so the first day is a date (or "today"), not a weekday alone.
+ * A severe or extreme heat wave or cold spell on or coming, in words (the core's notice, as the page
+ * says it): "A severe heat wave from Thu 3 Dec: it would be the 4th hottest here since 1940 if the
+ * forecast holds." A preview is read days after it was made, so the first day is a date (or
+ * "today"), not a weekday alone. Null for a spell that is not severe or extreme.
  */
-export const spellText = (notable: NotableSpell, today: string): string => {
+export const spellText = (notable: NotableSpell, today: string, lang: Language = "en"): Messages.SpellNotice | null => {
   const { spell } = notable
-  const started = spell.start <= today
-  const [, m, d] = spell.start.split("-").map(Number)
-  const weekday = longDate(spell.start).split(" ")[0]
-  const from = spell.start === today ? "today" : `${weekday} ${d} ${SHORT_MONTHS[m! - 1]}`
-  return `${notice(spell, notable.since, from, started)}.`
+  if (!isNotable(spell)) return null
+  const day = spell.start === today ? Messages.t(lang, "day.today") : Messages.shortDate(lang, spell.start)
+  return Messages.spellNotice(lang, spell, notable.since, day, spell.start <= today)
+}
+
+/** The notice before the rest of a description, or nothing. */
+const toldOf = (spell: NotableSpell | null, today: string, lang: Language): string => {
+  const told = spell === null ? null : spellText(spell, today, lang)
+  return told === null ? "" : `${told.text} `
 }
 
 /**
@@ -81,14 +84,14 @@ export const forGrade = (
   spell: NotableSpell | null = null,
   lang: Language = "en"
 ): ShareText => {
-  if (lang !== "en") return forGradeIn(lang, grade, name, units)
+  if (lang !== "en") return forGradeIn(lang, grade, name, units, spell)
   const label = placeLabel(grade)
   const place = name === null || name === label ? label : name
   const where = name === null || name === label ? label : `${name} (${label})`
   const since = sinceYearOf(Math.max(...VARIABLES.map((v) => grade.variables[v].n)), grade.date)
   const headline = `${place} today: ${verdict(grade, units)}`
   const grades = VARIABLES.map((v) => gradeWords(grade, v, units)).join("; ")
-  const told = spell === null ? "" : `${spellText(spell, grade.date)} `
+  const told = toldOf(spell, grade.date, "en")
   const description =
     told +
     `${longDate(grade.date)} at ${where}: ${grades}. ` +
@@ -110,11 +113,11 @@ export const forGrade = (
 }
 
 /**
- * The same words in another language, from the core's messages. The spell notice and the words for
- * ties other than a dry day are English-only sentences of the core, so they are left out here and the
- * percentile is said instead (still true, only less precise).
+ * The same words in another language, from the core's messages, the spell's notice first as in
+ * English. The words for ties other than a dry day are English-only sentences of the core, so they
+ * are left out here and the percentile is said instead (still true, only less precise).
  */
-const forGradeIn = (lang: Language, grade: GradePayload, name: string | null, units: Units): ShareText => {
+const forGradeIn = (lang: Language, grade: GradePayload, name: string | null, units: Units, spell: NotableSpell | null): ShareText => {
   const t = Messages.t
   const label = placeLabel(grade)
   const place = name === null || name === label ? label : name
@@ -145,13 +148,14 @@ const forGradeIn = (lang: Language, grade: GradePayload, name: string | null, un
         : t(lang, "head.verdict", { noun: Messages.variableNoun(lang, top), value: value(top), label: Messages.labelWords(lang, top, shown) })
   const headline = t(lang, "head.today", { place, verdict })
   const sinceWords = since === null ? t(lang, "since.record") : t(lang, "since.year", { year: since })
-  const description = t(lang, "head.description", {
+  const told = toldOf(spell, grade.date, lang)
+  const description = told + t(lang, "head.description", {
     date,
     place: where,
     grades: VARIABLES.map(gradeWords).join("; "),
     since: sinceWords
   })
-  const imageAlt = t(lang, "head.alt", {
+  const imageAlt = told + t(lang, "head.alt", {
     place: label,
     date,
     grades: VARIABLES.map((v) => {
