@@ -13,6 +13,11 @@ export interface Lru<K, V> {
   readonly size: () => number
   /** The total weight held (0 without a `weigh`). */
   readonly weight: () => number
+  /**
+   * Weighs `key`'s entry again, after its value changed what it weighs (something built later
+   * and kept on it), then evicts from the least recently used end as `set` does.
+   */
+  readonly reweigh: (key: K) => void
 }
 
 export interface LruOptions<K, V> {
@@ -25,8 +30,13 @@ export interface LruOptions<K, V> {
   readonly capacity: number
   /** At most this total weight; an entry heavier than this alone is not kept. */
   readonly maxWeight?: number
-  /** An entry's weight; the key is given too, for a cache whose keys weigh (long URLs). */
+  /**
+   * An entry's weight; the key is given too, for a cache whose keys weigh (long URLs). Taken when
+   * the entry is set (or `reweigh`ed) and kept: what leaves the total is what was added.
+   */
   readonly weigh?: (value: V, key: K) => number
+  /** Told of every entry that leaves: evicted, replaced by `set`, or deleted. */
+  readonly onRemove?: (key: K, value: V) => void
 }
 
 /** A named cache as /metrics reports it: its weight (bytes, for every cache of the service) and entries. */
@@ -45,14 +55,24 @@ export const registered = (): ReadonlyArray<Registered> => [...registry.values()
 export const make = <K, V>(options: LruOptions<K, V>): Lru<K, V> => {
   const capacity = Math.max(1, options.capacity)
   const maxWeight = options.maxWeight ?? Infinity
-  const weigh = options.weigh ?? (() => 0)
+  const weigh = options.weigh
+  const onRemove = options.onRemove
   const entries = new Map<K, V>()
+  // Each entry's weight as it was counted (only with a `weigh`).
+  const weights = new Map<K, number>()
   let total = 0
   const remove = (key: K) => {
     const value = entries.get(key)
     if (value === undefined && !entries.has(key)) return
-    total -= weigh(value as V, key)
+    if (weigh !== undefined) {
+      total -= weights.get(key) ?? 0
+      weights.delete(key)
+    }
     entries.delete(key)
+    onRemove?.(key, value as V)
+  }
+  const evict = () => {
+    while (entries.size > capacity || total > maxWeight) remove(entries.keys().next().value as K)
   }
   const lru: Lru<K, V> = {
     get: (key) => {
@@ -66,12 +86,23 @@ export const make = <K, V>(options: LruOptions<K, V>): Lru<K, V> => {
     set: (key, value) => {
       remove(key)
       entries.set(key, value)
-      total += weigh(value, key)
-      while (entries.size > capacity || total > maxWeight) remove(entries.keys().next().value as K)
+      if (weigh !== undefined) {
+        const weight = weigh(value, key)
+        weights.set(key, weight)
+        total += weight
+      }
+      evict()
     },
     delete: remove,
     size: () => entries.size,
-    weight: () => total
+    weight: () => total,
+    reweigh: (key) => {
+      if (weigh === undefined || !entries.has(key)) return
+      const weight = weigh(entries.get(key) as V, key)
+      total += weight - (weights.get(key) ?? 0)
+      weights.set(key, weight)
+      evict()
+    }
   }
   if (options.name !== undefined) registry.set(options.name, { name: options.name, maxWeight, weight: lru.weight, size: lru.size })
   return lru

@@ -89,4 +89,29 @@ describe("Lru", () => {
     expect([reported.weight(), reported.size()]).toEqual([60, 2])
     expect(Lru.registered().filter((c) => c.name === "test-bytes")).toHaveLength(1)
   })
+
+  it("an entry that grows after it was set is weighed again, and what leaves the total is what was counted", () => {
+    const removed: Array<string> = []
+    const lru = Lru.make<string, { bytes: number }>({
+      capacity: 10,
+      maxWeight: 100,
+      weigh: (v) => v.bytes,
+      onRemove: (key) => removed.push(key)
+    })
+    const a = { bytes: 30 }
+    lru.set("a", a)
+    lru.set("b", { bytes: 30 })
+    // Grown without a reweigh: the total still says what was counted, and removing takes that back.
+    a.bytes = 50
+    expect(lru.weight()).toBe(60)
+    lru.reweigh("a")
+    expect(lru.weight()).toBe(80)
+    // Past the bound: the least recently used leaves, even the one reweighed.
+    a.bytes = 90
+    lru.reweigh("a")
+    expect([lru.peek("a"), lru.weight(), removed]).toEqual([undefined, 30, ["a"]])
+    lru.set("b", { bytes: 10 })
+    lru.delete("b")
+    expect([lru.weight(), removed]).toEqual([0, ["a", "b", "b"]])
+  })
 })

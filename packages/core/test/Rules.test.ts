@@ -33,6 +33,7 @@ describe("the browser-safe rules", () => {
         "Grader",
         "Languages",
         "Messages",
+        "PageMessages",
         "PageWords",
         "Palette",
         "PayloadVersion",

@@ -5,9 +5,9 @@
  * the one alerted is that spell (the alert log keeps the latest days seen): never a second message.
  */
 import * as CivilDate from "../CivilDate.js"
-import { FALLBACK, type Language } from "../i18n/Languages.js"
-import { longDate, t } from "../i18n/Messages.js"
-import { isNotable, ordinalNumber, type RankedSpell } from "../spells/SpellWords.js"
+import { FALLBACK } from "../i18n/Languages.js"
+import { longDate, standingSentence, t } from "../i18n/Messages.js"
+import { isNotable, type RankedSpell } from "../spells/SpellWords.js"
 import type { SpellKind } from "./Kinds.js"
 import type { Reader } from "./Message.js"
 
@@ -62,18 +62,8 @@ export interface SpellMessageInput {
   readonly reader?: Reader | undefined
 }
 
-/** A spell's rank as an ordinal in the language ("3rd", "3.", "3e", "3.ª"). */
-const rankWords = (lang: Language, n: number): string => (lang === "en" ? ordinalNumber(n) : t(lang, "rank", { n }))
-
-/**
- * The spell's standing as a sentence: "It would be the 3rd hottest heat wave here since 1940 if the
- * forecast holds." (English as SpellWords.standing says it on the pages.)
- */
-export const standingSentence = (lang: Language, spell: Pick<RankedSpell, "kind" | "rank_peak" | "forecast">, since: number): string =>
-  t(lang, `standing.${spell.kind}.${spell.rank_peak <= 1 ? "first" : "nth"}${spell.forecast ? ".forecast" : ""}`, {
-    rank: rankWords(lang, spell.rank_peak),
-    year: since
-  })
+/** The spell's standing as a sentence, as the messages' catalog says it (Localize). */
+export { standingSentence }
 
 /**
  * E.g. `Heat wave alert for Berlin, DE: severe, from Tue 14 July 2026. It would be the 3rd

@@ -75,15 +75,39 @@ export const tieWords = (variable: TieVariable, tie: Tie): string =>
   `${tie.at === "dry" ? "dry" : AT_END[tie.at][variable]}, like ${formatShare(tie.share)}% of days around this date`
 
 /**
+ * The share of days a value is at least as warm (`upper`) or at least as cold as, from the percentile
+ * a payload carries, never more than is true: the share at or below a value is at least its
+ * percentile, but that percentile is rounded to a tenth (a true 49.96 is carried as 50.0), so the
+ * bound is taken from the lowest true percentile the rounded one can stand for (the highest, for the
+ * share at or above) and floored to what is printed: whole numbers, tenths from 99 up. With the
+ * sample's size `n`, the true percentile is a multiple of 50/n, which keeps most bounds whole
+ * ("96th percentile" is "at least as warm as 96%" rather than 95%).
+ */
+export const standingShare = (percentile: number, n?: number | null): { readonly upper: boolean; readonly share: number } => {
+  const upper = percentile >= 50
+  const step = n !== undefined && n !== null && n > 0 ? 50 / n : null
+  // Payloads round half up to a tenth: the true percentile is in [p − 0.05, p + 0.05).
+  const low = percentile - 0.05
+  const high = percentile + 0.05
+  // The multiples of 50/n in that range, when there is one (else `n` is not the percentile's own).
+  const first = step === null ? low : Math.ceil(low / step - 1e-9) * step
+  const last = step === null ? high : Math.floor(high / step + 1e-9) * step
+  const lowest = first <= high ? first : low
+  const highest = last >= low ? last : high
+  const bound = Math.max(0, upper ? lowest : 100 - highest)
+  const share = bound >= 99 ? Math.floor(bound * 10 + 1e-9) / 10 : Math.floor(bound + 1e-9)
+  return { upper, share }
+}
+
+/**
  * Where a value sits by its percentile, in words that hold whatever the ties (see above): "at least
  * as warm as 96% of days", "at least as cold as 90% of days", "at least as wet as 85% of days".
- * `share` is the percentage to print (already formatted).
+ * `n` is the sample's size (see `standingShare`); `format` prints the share.
  */
-export const standingWords = (variable: TieVariable, percentile: number, format: (p: number) => string): string => {
-  const upper = percentile >= 50
-  const share = format(upper ? percentile : 100 - percentile)
+export const standingWords = (variable: TieVariable, percentile: number, n: number | null, format: (p: number) => string): string => {
+  const { upper, share } = standingShare(percentile, n)
   const adjective = variable === "precip" ? (upper ? "wet" : "dry") : upper ? "warm" : "cold"
-  return `at least as ${adjective} as ${share}% of days`
+  return `at least as ${adjective} as ${format(share)}% of days`
 }
 
 type Label = "record-low" | "much-below" | "below" | "near-normal" | "above" | "much-above" | "record-high"

@@ -1,6 +1,7 @@
 /**
  * A heat wave's or cold spell's standing in words, for every reader of the spells view: the alert
- * message, the main page's notice, the share card and the shared head. Browser-safe: no import.
+ * message, the main page's notice, the share card and the shared head (whose whole notice, in every
+ * language, is Localize's `spellNotice`). Browser-safe: no import.
  *
  * A spell's `rank_peak` counts the spells of its kind with a strictly larger peak, so rank 3 of the
  * heat waves is "the 3rd hottest"; a spell with forecast days "would be" that, "if the forecast holds".
@@ -29,9 +30,13 @@ export const ordinalNumber = (n: number): string => {
   return `${n}${n % 10 === 1 ? "st" : n % 10 === 2 ? "nd" : n % 10 === 3 ? "rd" : "th"}`
 }
 
+/** The severities worth telling people about unasked. */
+export type NotableSeverity = "severe" | "extreme"
+
 /** Whether a spell is worth telling people about unasked: severe or extreme. */
-export const isNotable = (spell: { readonly severity: SpellSeverity | null | undefined }): boolean =>
-  spell.severity === "severe" || spell.severity === "extreme"
+export const isNotable = <S extends { readonly severity: SpellSeverity | null | undefined }>(
+  spell: S
+): spell is S & { readonly severity: NotableSeverity } => spell.severity === "severe" || spell.severity === "extreme"
 
 /** "the hottest", "the 3rd coldest". */
 export const superlative = (spell: Pick<RankedSpell, "kind" | "rank_peak">): string =>
@@ -46,15 +51,6 @@ export const standing = (spell: Pick<RankedSpell, "kind" | "rank_peak" | "foreca
   const what = `${superlative(spell)}${noun ? ` ${SPELL_NOUN[spell.kind]}` : ""} here since ${since}`
   return spell.forecast ? `would be ${what} if the forecast holds` : `is ${what}`
 }
-
-/**
- * The notice for a spell on or coming: "A severe heat wave from Thursday: it would be the 4th
- * hottest here since 1940 if the forecast holds". `from` names its first day as the reader says it
- * ("Thursday", "today", "14 July"); a spell already under way is "since" that day.
- */
-export const notice = (spell: RankedSpell, since: number, from: string, started: boolean): string =>
-  `A${spell.severity === "extreme" ? "n extreme" : ` ${spell.severity}`} ${SPELL_NOUN[spell.kind]} ${started ? "since" : "from"} ${from}: ` +
-  `it ${standing(spell, since, false)}`
 
 /** The spell to tell first among those on or coming: the most severe, then the earliest. */
 export const mostNotable = <S extends RankedSpell>(spells: ReadonlyArray<S>): S | undefined => {

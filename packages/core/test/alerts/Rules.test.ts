@@ -165,7 +165,7 @@ describe("the message", () => {
     expect(Message.content({ ...heat, reader: { language: "de", units: "metric" } })).toBe(
       "Hitzewarnung für Berlin, DE am Di., 14. Juli 2026: Höchsttemperatur 36,2 °C, deutlich über dem Mittel für diesen Ort und diese Jahreszeit (96. Perzentil). L"
     )
-    expect(Message.content({ ...heat, reader: { language: "fr", units: "imperial" } })).toContain("maximum 97,2 °F, très supérieur à la normale")
+    expect(Message.content({ ...heat, reader: { language: "fr", units: "imperial" } })).toContain("maximum 97,2 °F, très au-dessus de la normale")
     expect(Message.content({ ...heat, reader: { language: "ja", units: null } })).toContain("最高気温は36.2 °C")
     const wet = { ...heat, kind: "wet", variable: "precip", grade: { value: 41.26, unit: "mm", percentile: 100, label: "record-high", n: 430 } } as const
     expect(Message.content({ ...wet, reader: { language: "es", units: "imperial" } })).toBe(

@@ -1,6 +1,6 @@
 /** Alerts per spell (docs/api.md "Alerts"): which spells make one, and its words, without IO. */
 import { describe, expect, it } from "@effect/vitest"
-import { CivilDate, Languages, SpellAlerts, SpellWords } from "@climate-grade/core"
+import { CivilDate, Languages, Messages, SpellAlerts, SpellWords } from "@climate-grade/core"
 import * as FastCheck from "effect/FastCheck"
 
 const day = (text: string) => CivilDate.parse(text) ?? Number.NaN
@@ -101,12 +101,12 @@ describe("spells that make alerts", () => {
   })
 
   it("the page's notice and ordinals", () => {
-    expect(SpellWords.notice(spell({ kind: "heat", rank_peak: 4 }) as SpellWords.RankedSpell, 1940, "Thursday", false)).toBe(
-      "A severe heat wave from Thursday: it would be the 4th hottest here since 1940 if the forecast holds"
+    expect(Messages.spellNotice("en", spell({ kind: "heat", rank_peak: 4 }) as Messages.NotableRankedSpell, 1940, "Thursday", false).text).toBe(
+      "A severe heat wave from Thursday: it would be the 4th hottest here since 1940 if the forecast holds."
     )
-    expect(SpellWords.notice(spell({ kind: "cold", severity: "extreme", rank_peak: 1 }) as SpellWords.RankedSpell, 1940, "Monday", true)).toBe(
-      "An extreme cold spell since Monday: it would be the coldest here since 1940 if the forecast holds"
-    )
+    expect(
+      Messages.spellNotice("en", spell({ kind: "cold", severity: "extreme", rank_peak: 1 }) as Messages.NotableRankedSpell, 1940, "Monday", true).text
+    ).toBe("An extreme cold spell since Monday: it would be the coldest here since 1940 if the forecast holds.")
     expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111].map(SpellWords.ordinalNumber)).toEqual([
       "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"
     ])
