@@ -5,6 +5,7 @@
  */
 import { parse as parsePlaceName } from "@climate-grade/core/places/PlaceName"
 import { Cell } from "@climate-grade/core/rules"
+import { w } from "./i18n/index.js"
 import type { Units } from "./payloads.js"
 
 export interface Address {
@@ -29,37 +30,33 @@ export const parseNumber = (text: string): number | null => {
 }
 
 /** A written value as quoted back to the person: short, so a long address stays readable. */
-const quoted = (text: string) => `“${[...text].length > 24 ? `${[...text].slice(0, 24).join("")}…` : text}”`
+const quoted = (text: string) => w("address.quoted", { text: [...text].length > 24 ? `${[...text].slice(0, 24).join("")}…` : text })
 
 type Coordinate = { readonly value: number } | { readonly problem: string } | null
 
-const AXIS = { latitude: "lat", longitude: "lon" } as const
-
-const coordinate = (text: string | null, name: "latitude" | "longitude", ends: string): Coordinate => {
+const coordinate = (text: string | null, axis: "lat" | "lon"): Coordinate => {
   if (text === null || text.trim() === "") return null
   const value = parseNumber(text)
-  if (value === null) return { problem: `its ${name}, ${quoted(text)}, is not a number` }
-  if (!Cell.inRange(AXIS[name], value)) return { problem: `its ${name}, ${quoted(text)}, is outside ${ends}` }
+  if (value === null) return { problem: w(`address.${axis}.nan`, { value: quoted(text) }) }
+  if (!Cell.inRange(axis, value)) return { problem: w(`address.${axis}.range`, { value: quoted(text) }) }
   return { value }
 }
 
 /** Why an address's coordinates show no place, in words; null when they are a place or absent. */
 export const addressProblem = (search: string): string | null => {
   const q = new URLSearchParams(search)
-  const lat = coordinate(q.get("lat"), "latitude", "−90 to 90")
-  const lon = coordinate(q.get("lon"), "longitude", "−180 to 180")
-  const problems = [lat, lon].flatMap((c) => (c !== null && "problem" in c ? [c.problem] : []))
-  if (problems.length > 0) return `This address shows no place: ${problems.join(", and ")}.`
-  if ((lat === null) !== (lon === null)) {
-    return `This address shows no place: it gives a ${lat === null ? "longitude" : "latitude"} but no ${lat === null ? "latitude" : "longitude"}.`
-  }
+  const lat = coordinate(q.get("lat"), "lat")
+  const lon = coordinate(q.get("lon"), "lon")
+  const [first, second] = [lat, lon].flatMap((c) => (c !== null && "problem" in c ? [c.problem] : []))
+  if (first !== undefined) return w("address.none", { problems: second === undefined ? first : w("address.both", { first, second }) })
+  if ((lat === null) !== (lon === null)) return w(lat === null ? "address.lon-only" : "address.lat-only")
   return null
 }
 
 export const parseAddress = (search: string): Address => {
   const q = new URLSearchParams(search)
-  const lat = coordinate(q.get("lat"), "latitude", "")
-  const lon = coordinate(q.get("lon"), "longitude", "")
+  const lat = coordinate(q.get("lat"), "lat")
+  const lon = coordinate(q.get("lon"), "lon")
   const place = lat !== null && "value" in lat && lon !== null && "value" in lon ? { lat: lat.value, lon: lon.value } : null
   const date = q.get("date")
   const units = q.get("units")

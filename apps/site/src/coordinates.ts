@@ -5,6 +5,7 @@
  */
 import { Cell } from "@climate-grade/core/rules"
 import { parseNumber } from "./address.js"
+import { w } from "./i18n/later.js"
 
 export type PairResult =
   | { readonly tag: "pair"; readonly lat: number; readonly lon: number }
@@ -49,15 +50,13 @@ const split = (text: string): readonly [string, string] | null => {
   return pieces.length === 2 ? [pieces[0]!, pieces[1]!] : null
 }
 
-export const LATITUDE_RANGE = "Latitude must be a number from −90 (south) to 90 (north)."
-export const LONGITUDE_RANGE = "Longitude must be a number from −180 (west) to 180 (east)."
 
 /** Whether the two numbers are a place; the message says which one is not. */
 export const checkRange = (lat: number, lon: number): PairResult =>
   !Cell.inRange("lat", lat)
-    ? { tag: "invalid", message: `${LATITUDE_RANGE} ${formatTyped(lat)} is not.` }
+    ? { tag: "invalid", message: w("coords.lat.not", { value: formatTyped(lat) }) }
     : !Cell.inRange("lon", lon)
-      ? { tag: "invalid", message: `${LONGITUDE_RANGE} ${formatTyped(lon)} is not.` }
+      ? { tag: "invalid", message: w("coords.lon.not", { value: formatTyped(lon) }) }
       : { tag: "pair", lat, lon }
 
 const formatTyped = (x: number) => String(x).replace("-", "−")
@@ -73,7 +72,7 @@ export const parsePair = (text: string): PairResult => {
   const b = part(pieces[1])
   if (a === null || b === null) return { tag: "none" }
   if (a.axis !== null && a.axis === b.axis) {
-    return { tag: "invalid", message: "Give one latitude (N or S) and one longitude (E or W)." }
+    return { tag: "invalid", message: w("coords.one-each") }
   }
   const [lat, lon] = a.axis === "lon" || b.axis === "lat" ? [b.value, a.value] : [a.value, b.value]
   return checkRange(lat, lon)
@@ -87,8 +86,8 @@ export const readForm = (lat: string, lon: string): PairResult => {
   const pair = lon.trim() === "" ? parsePair(lat) : lat.trim() === "" ? parsePair(lon) : ({ tag: "none" } as const)
   if (pair.tag !== "none") return pair
   const a = parseNumber(lat)
-  if (a === null) return { tag: "invalid", message: LATITUDE_RANGE }
+  if (a === null) return { tag: "invalid", message: w("coords.lat.range") }
   const b = parseNumber(lon)
-  if (b === null) return { tag: "invalid", message: LONGITUDE_RANGE }
+  if (b === null) return { tag: "invalid", message: w("coords.lon.range") }
   return checkRange(a, b)
 }

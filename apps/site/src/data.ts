@@ -4,6 +4,7 @@
  */
 import { createClient, indexedDbStore } from "@climate-grade/client"
 import { apiBase } from "./api.js"
+import { laterWords, w } from "./i18n/index.js"
 
 export type Source = "network" | "revalidated" | "cache" | "stale"
 
@@ -27,8 +28,8 @@ export const dataClient = () => {
  * device's time. Its words are a chunk of their own, fetched only when something failed.
  */
 export const describeError = (error: unknown): Promise<string> =>
-  import("./refusal.js").then(
-    (m) => m.loadFailureWords(error, { now: Date.now() }),
+  Promise.all([import("./refusal.js"), laterWords()]).then(
+    ([m]) => m.loadFailureWords(error, { now: Date.now() }),
     // The words' own chunk did not come (the network went with the data): say the plainest thing.
-    () => "The weather service could not be reached. Check the connection and try again."
+    () => w("unreachable")
   )

@@ -2,9 +2,10 @@
  * Words and numbers for people: unit conversion, labels in plain words, the headline sentence.
  * Pure functions, so the wording is tested without a browser.
  */
-import { type SampleBounds, shownLabel, type Tie, tieOf } from "@climate-grade/core/grading/Ties"
-import { Messages, Percentile, Words } from "@climate-grade/core/rules"
-import { lang, w } from "./i18n/index.js"
+import { type SampleBounds, shownLabel, standingShare, type Tie, tieOf } from "@climate-grade/core/grading/Ties"
+import { PageMessages as Messages, Percentile, Words } from "@climate-grade/core/rules"
+import { dayAndMonthIn, longDateIn, monthIn, shortDateIn, weekdayIn, weekdayLongIn, weekdayOf } from "./i18n/dates.js"
+import { dateWords, lang, w } from "./i18n/index.js"
 import type { DayPayload, Grade, Units, Variable } from "./payloads.js"
 
 export const { VARIABLES, LABEL_WORDS, convert, unitSymbol, ordinal, sinceYearOf, formatCoordinates, mostUnusual } = Words
@@ -63,16 +64,23 @@ export const formatPercentile = (p: number): string => (english() ? Words.format
 /** "96th percentile", "96. Perzentil"… */
 export const percentileText = (p: number): string => (english() ? `${ordinal(p)} percentile` : Messages.percentileWords(lang(), p))
 
-/** "Mon 3 March 2025", "Mo., 3. März 2025"… */
-export const longDate = (date: string): string => (english() ? Words.longDate(date) : Messages.longDate(lang(), date))
+/** "Mon 3 March 2025", "Mo., 3. März 2025"… (by hand in every language: see ./i18n/dates.ts). */
+export const longDate = (date: string): string => {
+  if (english()) return Words.longDate(date)
+  const words = dateWords()
+  return words === null ? Messages.longDate(lang(), date) : longDateIn(words, date)
+}
 
 /** A whole number or a figure in the page's language's way ("1 234" stays "1234": no grouping). */
 export const formatCount = (n: number, digits = 0): string => Messages.formatDecimal(lang(), n, digits)
 
-/** Where a value sits by its percentile: "at least as warm as 96% of days". */
-export const standingWords = (variable: Variable, percentile: number): string => {
-  const upper = percentile >= 50
-  const share = formatPercentile(upper ? percentile : 100 - percentile)
+/**
+ * Where a value sits by its percentile: "at least as warm as 96% of days", a share never more than
+ * is true (`Ties.standingShare`: the percentile is rounded, the share floored). `n` is the sample's size.
+ */
+export const standingWords = (variable: Variable, percentile: number, n?: number | null): string => {
+  const { upper, share: bound } = standingShare(percentile, n)
+  const share = formatPercentile(bound)
   return w(variable === "precip" ? (upper ? "standing.wet" : "standing.dry") : upper ? "standing.warm" : "standing.cold", { share })
 }
 
@@ -146,7 +154,7 @@ export const headline = (c: HeadlineContext): string => {
     return w(when === w("when.today") ? "headline.dry.today" : "headline.dry.other", { tie: tieWords(variable, tie), since: period })
   }
   if (tie !== null) return w("headline.tie", { when, noun, value, tie: tieWords(variable, tie), since: period })
-  return w("headline.graded", { when, noun, value, standing: standingWords(variable, p), since: period, label: words })
+  return w("headline.graded", { when, noun, value, standing: standingWords(variable, p, grade.n), since: period, label: words })
 }
 
 const { MONTHS, WEEKDAYS } = Words
@@ -161,60 +169,68 @@ export const dateOfDay = (day: number): string => new Date(day * 86_400_000).toI
 
 export const addDays = (date: string, days: number): string => dateOfDay(dayNumber(date) + days)
 
-const monthFormats = new Map<string, Intl.DateTimeFormat>()
-const monthFormat = (month: "long" | "short") => {
-  const key = `${lang()}:${month}`
-  let f = monthFormats.get(key)
+/**
+ * A date in `Intl`'s words: only for a language whose chunk brought no date words (a tool's
+ * `setCatalog` without them); the page's languages write dates by hand (`./i18n/dates.ts`).
+ */
+const intlFormats = new Map<string, Intl.DateTimeFormat>()
+const intlDate = (options: Intl.DateTimeFormatOptions, y: number, m: number, d: number): string => {
+  const key = `${lang()}:${JSON.stringify(options)}`
+  let f = intlFormats.get(key)
   if (f === undefined) {
-    f = new Intl.DateTimeFormat(lang(), { month, timeZone: "UTC" })
-    monthFormats.set(key, f)
+    f = new Intl.DateTimeFormat(lang(), { ...options, timeZone: "UTC" })
+    intlFormats.set(key, f)
   }
-  return f
+  return f.format(Date.UTC(y, m - 1, d))
 }
 
-export const monthName = (month: number) => (english() ? MONTHS[month - 1]! : monthFormat("long").format(Date.UTC(2001, month - 1, 15)))
-export const shortMonth = (month: number) => (english() ? MONTHS[month - 1]!.slice(0, 3) : monthFormat("short").format(Date.UTC(2001, month - 1, 15)))
+const civil = (date: string) => date.split("-").map(Number) as [number, number, number]
 
-const shortDates = new Map<string, Intl.DateTimeFormat>()
+export const monthName = (month: number): string => {
+  if (english()) return MONTHS[month - 1]!
+  const words = dateWords()
+  return words === null ? intlDate({ month: "long" }, 2001, month, 15) : monthIn(words, month, "long")
+}
+
+export const shortMonth = (month: number): string => {
+  if (english()) return MONTHS[month - 1]!.slice(0, 3)
+  const words = dateWords()
+  return words === null ? intlDate({ month: "short" }, 2001, month, 15) : monthIn(words, month, "short")
+}
+
 /** "Mon 3 Mar", "Mo., 3. März"… */
 export const shortDate = (date: string): string => {
-  const [y, m, d] = date.split("-").map(Number)
-  if (english()) {
-    const weekday = WEEKDAYS[new Date(Date.UTC(y!, m! - 1, d!)).getUTCDay()]!
-    return `${weekday} ${d} ${shortMonth(m!)}`
-  }
-  let f = shortDates.get(lang())
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat(lang(), { weekday: "short", day: "numeric", month: "short", timeZone: "UTC" })
-    shortDates.set(lang(), f)
-  }
-  return f.format(Date.UTC(y!, m! - 1, d!))
+  const [y, m, d] = civil(date)
+  if (english()) return `${WEEKDAYS[weekdayOf(y, m, d)]!} ${d} ${shortMonth(m)}`
+  const words = dateWords()
+  return words === null ? intlDate({ weekday: "short", day: "numeric", month: "short" }, y, m, d) : shortDateIn(words, date)
 }
 
-const dayMonths = new Map<string, Intl.DateTimeFormat>()
 /** "3 Mar", "3. März", "3月3日"… */
 export const dayAndMonth = (date: string): string => {
-  const [y, m, d] = date.split("-").map(Number)
-  if (english()) return `${d} ${shortMonth(m!)}`
-  let f = dayMonths.get(lang())
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat(lang(), { day: "numeric", month: "short", timeZone: "UTC" })
-    dayMonths.set(lang(), f)
-  }
-  return f.format(Date.UTC(y!, m! - 1, d!))
+  const [y, m, d] = civil(date)
+  if (english()) return `${d} ${shortMonth(m)}`
+  const words = dateWords()
+  return words === null ? intlDate({ day: "numeric", month: "short" }, y, m, d) : dayAndMonthIn(words, date)
 }
 
-const weekdays = new Map<string, Intl.DateTimeFormat>()
+/** "Mon", "Mo", "月"… */
 export const weekday = (date: string): string => {
-  const [y, m, d] = date.split("-").map(Number)
-  if (english()) return WEEKDAYS[new Date(Date.UTC(y!, m! - 1, d!)).getUTCDay()]!
-  let f = weekdays.get(lang())
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat(lang(), { weekday: "short", timeZone: "UTC" })
-    weekdays.set(lang(), f)
-  }
-  return f.format(Date.UTC(y!, m! - 1, d!))
+  const [y, m, d] = civil(date)
+  if (english()) return WEEKDAYS[weekdayOf(y, m, d)]!
+  const words = dateWords()
+  return words === null ? intlDate({ weekday: "short" }, y, m, d) : weekdayIn(words, date)
 }
+
+/** "Monday", "Montag", "月曜日"… */
+export const weekdayLong = (date: string): string => {
+  const [y, m, d] = civil(date)
+  if (english()) return WEEKDAYS_LONG[weekdayOf(y, m, d)]!
+  const words = dateWords()
+  return words === null ? intlDate({ weekday: "long" }, y, m, d) : weekdayLongIn(words, date)
+}
+
+const WEEKDAYS_LONG = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const
 
 /** "When" for a headline: today, tomorrow, or the date. */
 export const whenWords = (date: string, today: string): string => {
@@ -297,22 +313,36 @@ export const boundsOf = (day: DayPayload | null, date: string): Partial<Record<V
 /** Whether the service says its weather is made up (`pnpm demo`: the server marks its pages' `<html data-demo>`). */
 export const isDemo = (): boolean => typeof document !== "undefined" && document.documentElement.dataset.demo === "1"
 
+/** formatStamp's formatters by zone (undefined: this device's), made once: each costs far more than a use. */
+const stampFormats = new Map<string | undefined, Intl.DateTimeFormat>()
+
 /**
  * An instant as the page writes times: its date as the page writes dates, the time on a 24-hour
  * clock and the zone named, e.g. "Sat 28 November 2026, 03:05 CET". In `timeZone`, else this
  * device's zone.
  */
 export const formatStamp = (ms: number, timeZone?: string): string => {
-  const parts = new Intl.DateTimeFormat("en-GB", {
-    ...(timeZone === undefined ? {} : { timeZone }),
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-    timeZoneName: "short"
-  }).formatToParts(ms)
+  if (timeZone === "UTC") {
+    // In UTC the parts are the Date's own (no zone data, no Intl), the zone named as Intl names it.
+    const at = new Date(ms)
+    const two = (n: number) => String(n).padStart(2, "0")
+    return `${longDate(at.toISOString().slice(0, 10))}, ${two(at.getUTCHours())}:${two(at.getUTCMinutes())} UTC`
+  }
+  let format = stampFormats.get(timeZone)
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat("en-GB", {
+      ...(timeZone === undefined ? {} : { timeZone }),
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+      timeZoneName: "short"
+    })
+    stampFormats.set(timeZone, format)
+  }
+  const parts = format.formatToParts(ms)
   const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? ""
   // The date as the page writes dates in its language; the time in figures on a 24-hour clock.
   return `${longDate(`${get("year")}-${get("month")}-${get("day")}`)}, ${get("hour")}:${get("minute")} ${get("timeZoneName")}`

@@ -13,12 +13,16 @@ let registered = false
 const QUIET_PERIODS = 3
 /** A long idle period: the browser has no frame to draw (it gives up to 50 ms when nothing is due). */
 const LONG_IDLE_MS = 40
+/** Between two looks at the page: a busy page is not asked again at every idle moment it has. */
+const LOOK_EVERY_MS = 250
 /** Registered by then whatever the page is doing (a page that never stops animating still gets it). */
 const AT_MOST_MS = 5_000
 
 /**
- * Runs `run` once the page has been idle for a few long idle periods in a row (nothing drawn, no
- * script, no chunk arriving), or after `AT_MOST_MS` at the latest.
+ * Runs `run` once the page has been idle for a few long idle periods in a row, a look every
+ * `LOOK_EVERY_MS` (nothing drawn, no script, no chunk arriving each time), or after `AT_MOST_MS` at
+ * the latest. At most twenty looks: a page kept busy pays for twenty idle callbacks, not one at
+ * every gap between its tasks.
  */
 const whenQuiet = (run: () => void) => {
   if (typeof requestIdleCallback !== "function") {
@@ -27,12 +31,13 @@ const whenQuiet = (run: () => void) => {
   }
   const latest = performance.now() + AT_MOST_MS
   let quiet = 0
+  const look = () => requestIdleCallback(check, { timeout: Math.max(1, latest - performance.now()) })
   const check = (deadline: IdleDeadline) => {
     quiet = deadline.timeRemaining() >= LONG_IDLE_MS ? quiet + 1 : 0
     if (quiet >= QUIET_PERIODS || performance.now() >= latest) run()
-    else requestIdleCallback(check, { timeout: Math.max(1, latest - performance.now()) })
+    else setTimeout(look, LOOK_EVERY_MS)
   }
-  requestIdleCallback(check, { timeout: AT_MOST_MS })
+  look()
 }
 
 export const registerServiceWorker = () => {

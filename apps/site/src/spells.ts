@@ -3,8 +3,13 @@
  * for a heat wave or cold spell on or coming, and the rows of the "Spells" section. The standing's
  * words are the core's (SpellWords), the same as the alert messages, the card and the shared head.
  */
-import { mostNotable, notice, ordinalNumber, type RankedSpell, SPELL_NOUN } from "@climate-grade/core/spells/SpellWords"
-import { dayNumber, longDate, shortMonth, weekday } from "./format.js"
+import { PageMessages } from "@climate-grade/core/rules"
+import { isNotable, mostNotable, type RankedSpell, SPELL_NOUN } from "@climate-grade/core/spells/SpellWords"
+import { dayNumber, formatCount, ltr, longDate, shortMonth, weekdayLong } from "./format.js"
+import { lang } from "./i18n/index.js"
+
+/** The core's words in the page's language (its catalog came with the page's language chunk). */
+const t = (key: PageMessages.Key, values?: PageMessages.Values): string => PageMessages.t(lang(), key, values)
 
 export type SpellKind = "heat" | "cold" | "dry" | "wet"
 export const SPELL_KINDS: ReadonlyArray<SpellKind> = ["heat", "cold", "dry", "wet"]
@@ -37,30 +42,32 @@ export interface SpellsPayload {
   readonly recent: ReadonlyArray<Spell>
 }
 
-export const KIND_NAME: Record<SpellKind, string> = { heat: "Heat waves", cold: "Cold spells", dry: "Dry spells", wet: "Wet spells" }
+/** "Heat waves", "Hitzewellen"…: a kind's name in the page's language. */
+export const kindName = (kind: SpellKind): string => t(`spells.kinds.${kind}`)
 export const KIND_NOUN: Record<SpellKind, string> = { heat: SPELL_NOUN.heat, cold: SPELL_NOUN.cold, dry: "dry spell", wet: "wet spell" }
 export const KIND_COLOR: Record<SpellKind, string> = { heat: "#b2182b", cold: "#2166ac", dry: "#8c510a", wet: "#35978f" }
 
 const isRanked = (s: Spell): s is Spell & RankedSpell =>
   (s.kind === "heat" || s.kind === "cold") && s.severity !== undefined && s.rank_peak !== undefined
 
-/** "today", "tomorrow", "Thursday" (within the week), else "Thu 14 July 2026". */
+/** "today", "tomorrow", "Thursday" (within the week), else "Thu 14 July 2026"; in the page's language. */
 export const dayInWords = (date: string, today: string): string => {
   const diff = dayNumber(date) - dayNumber(today)
-  if (diff === 0) return "today"
-  if (diff === 1) return "tomorrow"
-  if (diff === -1) return "yesterday"
-  if (diff > 1 && diff < 7) return ({ Sun: "Sunday", Mon: "Monday", Tue: "Tuesday", Wed: "Wednesday", Thu: "Thursday", Fri: "Friday", Sat: "Saturday" } as const)[weekday(date) as "Sun"]
+  if (diff === 0) return t("day.today")
+  if (diff === 1) return t("day.tomorrow")
+  if (diff === -1) return t("day.yesterday")
+  if (diff > 1 && diff < 7) return t("day.weekday", { weekday: weekdayLong(date) })
   return longDate(date)
 }
 
 /** The heat wave or cold spell to tell at the top of the page, in words; null when none is severe or extreme. */
 export const spellNotice = (data: SpellsPayload, today: string): { readonly spell: Spell; readonly text: string } | null => {
   const spell = mostNotable(data.now.filter(isRanked))
-  if (spell === undefined) return null
+  if (spell === undefined || !isNotable(spell)) return null
   const since = Number(data.first.slice(0, 4))
-  const started = spell.start <= today
-  return { spell, text: `${notice(spell, since, dayInWords(spell.start, today), started)}.` }
+  // The core's sentence, as the card and a shared link's head say it (only the day is the page's own).
+  const { text } = PageMessages.spellNotice(lang(), spell, since, dayInWords(spell.start, today), spell.start <= today)
+  return { spell, text }
 }
 
 /** "3–7 Jul 2025", "30 Jun–2 Jul 2025", "30 Dec 2024–2 Jan 2025". */
@@ -74,16 +81,26 @@ export const spanWords = (start: string, end: string): string => {
 
 /** A spell's measure in words: its peak (°C², the Excess Heat or Cold Factor) or its total (mm). */
 export const measureWords = (s: Spell): string =>
-  s.peak !== undefined ? `peak ${s.peak.toFixed(1)} °C²` : s.total !== undefined ? `${s.total.toFixed(1)} mm` : `${s.days} days`
+  s.peak !== undefined
+    ? t("spells.peak", { value: ltr(`${formatCount(s.peak, 1)} °C²`) })
+    : s.total !== undefined
+      ? ltr(`${formatCount(s.total, 1)} mm`)
+      : t("spells.days", { n: s.days })
 
 /** A spell in one line, for the timeline's list and its pointer labels. */
 export const spellWords = (s: Spell): string => {
   const rank = s.rank_peak ?? s.rank_total ?? s.rank_days
-  const by = s.kind === "heat" ? "hottest" : s.kind === "cold" ? "coldest" : s.kind === "wet" ? "wettest" : "longest"
-  const severity = s.severity === undefined ? "" : `${s.severity} `
-  return (
-    `${severity}${KIND_NOUN[s.kind]}, ${spanWords(s.start, s.end)} (${s.days} days${s.peak !== undefined || s.total !== undefined ? `, ${measureWords(s)}` : ""}): ` +
-    `${rank === 1 ? "the" : `the ${ordinalNumber(rank)}`} ${by} of ${s.of}` +
-    `${s.forecast ? ", partly forecast" : ""}`
-  )
+  const what =
+    s.kind === "dry" || s.kind === "wet" ? t(`spells.what.${s.kind}`) : s.severity === undefined ? KIND_NOUN[s.kind] : t(`spells.what.${s.kind}.${s.severity}`)
+  return t("spells.line", {
+    what,
+    span: spanWords(s.start, s.end),
+    days: t("spells.days", { n: s.days }),
+    measure: s.peak !== undefined || s.total !== undefined ? t("spells.measure", { value: measureWords(s) }) : "",
+    rank: t(`spells.rank.${s.kind}.${rank === 1 ? "first" : "nth"}`, {
+      rank: PageMessages.rankWords(lang(), rank),
+      of: s.of
+    }),
+    forecast: s.forecast ? t("spells.line.forecast") : ""
+  })
 }

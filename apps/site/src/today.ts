@@ -8,8 +8,29 @@ import type { ForecastPayload, Grade, GradePayload, Variable } from "./payloads.
 
 const DAY = new Map<string, Intl.DateTimeFormat>()
 
-/** The local date (YYYY-MM-DD) at `now` in `timeZone`; UTC when the zone is not one this browser knows. */
+/** The little of Temporal used here (not in TypeScript's library yet). */
+interface TemporalLike {
+  readonly Instant: {
+    fromEpochMilliseconds(ms: number): { toZonedDateTimeISO(timeZone: string): { toPlainDate(): { toString(): string } } }
+  }
+}
+const temporal = (globalThis as { readonly Temporal?: TemporalLike }).Temporal
+
+/**
+ * The local date (YYYY-MM-DD) at `now` in `timeZone`; UTC when the zone is not one this browser knows.
+ * Where the browser has Temporal, by Temporal: it reads the zone's rules without the locale data a first
+ * `Intl.DateTimeFormat` loads (well under a millisecond where that formatter's first use costs tens).
+ */
 export const localDate = (now: number, timeZone: string): string => {
+  if (temporal !== undefined) {
+    try {
+      return temporal.Instant.fromEpochMilliseconds(now).toZonedDateTimeISO(timeZone).toPlainDate().toString()
+    } catch (error) {
+      // RangeError: a zone this browser's time zone data lacks; the date in UTC, as below.
+      if (!(error instanceof RangeError)) throw error
+      return new Date(now).toISOString().slice(0, 10)
+    }
+  }
   let format = DAY.get(timeZone)
   if (format === undefined) {
     const options: Intl.DateTimeFormatOptions = { year: "numeric", month: "2-digit", day: "2-digit" }
@@ -25,6 +46,17 @@ export const localDate = (now: number, timeZone: string): string => {
   // en-CA writes dates as YYYY-MM-DD; the parts are joined anyway, whatever a browser's version does.
   const parts = Object.fromEntries(format.formatToParts(new Date(now)).map((p) => [p.type, p.value]))
   return `${parts.year}-${parts.month}-${parts.day}`
+}
+
+/**
+ * Makes the browser's date machinery ready (ICU's time zone and calendar data, this module's
+ * formatter): a first `Intl.DateTimeFormat` costs tens of milliseconds of main thread on a phone, and
+ * when it came with the place's first draw it made that draw one long task. Called in a task of its
+ * own while the place's data is on its way.
+ */
+export const prepareLocalDate = (): void => {
+  // With Temporal the cell's today needs no Intl, and nothing else in the first view does.
+  if (temporal === undefined) localDate(Date.now(), "UTC")
 }
 
 export interface TopDay {

@@ -8,13 +8,22 @@
  * below this one, but not how many tie with it, so near the bottom the words are "the 2nd driest"
  * only when that is certain and "among the 5 driest" otherwise; in the middle they count from the top.
  */
-import { formatValue, monthName, ordinal, shortMonth, unitSymbol } from "./format.js"
+import { PageMessages } from "@climate-grade/core/rules"
+import { formatCount, formatValue, ltr, monthName, ordinal, shortMonth, unitSymbol } from "./format.js"
+import { lang } from "./i18n/index.js"
+import { w } from "./i18n/later.js"
 import type { TrendPayload, TrendStanding, Units, Variable } from "./payloads.js"
+
+/** The core's words in the page's language (its catalog came with the page's language chunk). */
+const t = (key: PageMessages.Key, values?: PageMessages.Values): string => PageMessages.t(lang(), key, values)
+
+/** A name at the head of a sentence: Intl writes French, Spanish and Portuguese months in lower case. */
+const capital = (text: string): string => text.charAt(0).toLocaleUpperCase(lang()) + text.slice(1)
 
 export type PeriodName = keyof TrendPayload["periods"]
 
-const SEASONS_NORTH = ["Winter", "Spring", "Summer", "Autumn"] as const
-const SEASONS_SOUTH = ["Summer", "Autumn", "Winter", "Spring"] as const
+const SEASONS_NORTH = ["winter", "spring", "summer", "autumn"] as const
+const SEASONS_SOUTH = ["summer", "autumn", "winter", "spring"] as const
 
 const ymd = (date: string) => ({ year: Number(date.slice(0, 4)), month: Number(date.slice(5, 7)), day: Number(date.slice(8, 10)) })
 const monthLength = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate()
@@ -38,34 +47,33 @@ export const periodWords = (period: PeriodName, from: string, to: string, lat: n
   const start = ymd(from)
   if (period === "month") {
     const whole = end.day === monthLength(end.year, end.month)
-    return whole ? `${monthName(end.month)} ${end.year}` : `${monthName(end.month)} so far`
+    const month = monthName(end.month)
+    return capital(whole ? t("trend.month.whole", { month, year: end.year }) : t("trend.so-far", { name: month }))
   }
   if (period === "season") {
     const index = start.month === 12 ? 0 : Math.floor(start.month / 3)
-    const name = (lat < 0 ? SEASONS_SOUTH : SEASONS_NORTH)[index]!
+    const name = t(`trend.season.${(lat < 0 ? SEASONS_SOUTH : SEASONS_NORTH)[index]!}`)
     const lastMonth = start.month === 12 ? 2 : start.month + 2
     const whole = end.month === lastMonth && end.day === monthLength(end.year, end.month)
-    return whole ? `${name} ${end.year}` : `${name} so far`
+    return capital(whole ? t("trend.season.whole", { season: name, year: end.year }) : t("trend.so-far", { name }))
   }
-  return end.month === 12 && end.day === 31 ? String(end.year) : `${end.year} so far`
+  return end.month === 12 && end.day === 31 ? t("trend.year.whole", { year: end.year }) : t("trend.so-far", { name: end.year })
 }
 
-interface VariableWords {
-  readonly high: string
-  readonly low: string
-  /** What is ranked, after "of 37". */
-  readonly of: string
-  /** The value's name in parentheses. */
-  readonly measure: string
-  /** The variable when nothing is ranked. */
-  readonly noun: string
-}
-
-export const WORDS: Readonly<Record<Variable, VariableWords>> = {
-  tmax: { high: "warmest", low: "coolest", of: " for daytime highs", measure: "mean high", noun: "daytime highs" },
-  tmin: { high: "warmest", low: "coldest", of: " for nighttime lows", measure: "mean low", noun: "nighttime lows" },
-  precip: { high: "wettest", low: "driest", of: "", measure: "total", noun: "precipitation" }
-}
+/**
+ * The variable's words (`trend.<variable>.*` in the core's catalogs): `high`/`low` say the top and the
+ * bottom of the ranking ("warmest", "driest"), `highs`/`lows` the same where a language wants the
+ * plural ("des plus chauds"), `measure` names the value in parentheses, `noun` the variable when
+ * nothing is ranked; `trend.of.<variable>` is what is ranked, "of 37 for daytime highs".
+ */
+const wordsOf = (variable: Variable) => ({
+  high: t(`trend.${variable}.high`),
+  highs: t(`trend.${variable}.highs`),
+  low: t(`trend.${variable}.low`),
+  lows: t(`trend.${variable}.lows`),
+  measure: t(`trend.${variable}.measure`),
+  noun: t(`trend.${variable}.noun`)
+})
 
 const unitOf = (variable: Variable) => (variable === "precip" ? "mm" : "°C")
 
@@ -75,35 +83,32 @@ const unitOf = (variable: Variable) => (variable === "precip" ? "mm" : "°C")
  * `year` is the period's own year (of its last day), for telling a record from a tie.
  */
 export const standingWords = (subject: string, variable: Variable, s: TrendStanding, year: number, units: Units): string => {
-  const w = WORDS[variable]
+  const w = wordsOf(variable)
   const unit = unitOf(variable)
   // A value and its unit are never split across lines.
   const v = (x: number) => formatValue(x, unit, units).replace(" ", "\u00a0")
   if (s.value === null || s.rank === null || s.highest === null || s.lowest === null) {
-    return `${subject} is not ranked for ${w.noun}: the record misses a day of it.`
+    return t("trend.unranked", { subject, noun: w.noun })
   }
-  const own = `${w.measure} ${v(s.value)}`
-  if (s.of === 1) return `${subject} has a ${w.measure} of ${v(s.value)}; no earlier year in the record covers the same days.`
-  const of = `of ${s.of}${w.of}`
+  if (s.of === 1) return t("trend.single", { subject, measure: w.measure, value: v(s.value) })
+  const common = { subject, ...w, of: t(`trend.of.${variable}`, { n: s.of }), own: t("trend.own", { measure: w.measure, value: v(s.value) }) }
+  // A rank as the sentence says it: "3rd" in English, the figure elsewhere (the sentence holds its marks).
+  const rank = (n: number) => (lang() === "en" ? ordinal(n) : formatCount(n))
   if (s.rank === 1) {
-    return s.highest.year === year
-      ? `${subject} is the ${w.high} ${of} (${own}), a record.`
-      : `${subject} is the joint ${w.high} ${of} (${own}), with ${s.highest.year}.`
+    return s.highest.year === year ? t("trend.high.record", common) : t("trend.high.joint", { ...common, year: s.highest.year })
   }
   if (s.lowest.value === s.value) {
-    return s.lowest.year === year
-      ? `${subject} is the ${w.low} ${of} (${own}), a record.`
-      : `${subject} is the joint ${w.low} ${of} (${own}), with ${s.lowest.year}.`
+    return s.lowest.year === year ? t("trend.low.record", common) : t("trend.low.joint", { ...common, year: s.lowest.year })
   }
   // Other years at or below this one; the lowest is strictly below (it is not this value).
   const below = s.of - s.rank
   // Near the bottom the words count from it; elsewhere the rank from the top, which is exact.
   const nearBottom = s.rank > below + 1 && (below === 1 || below + 1 <= Math.max(3, Math.floor(s.of / 4)))
   if (!nearBottom) {
-    return `${subject} is the ${ordinal(s.rank)} ${w.high} ${of} (${own}); the ${w.high} was ${s.highest.year} (${v(s.highest.value)}).`
+    return t("trend.nth", { ...common, rank: rank(s.rank), year: s.highest.year, value: v(s.highest.value) })
   }
-  const place = below === 1 ? `the 2nd ${w.low}` : `among the ${below + 1} ${w.low}`
-  return `${subject} is ${place} ${of} (${own}); the ${w.low} was ${s.lowest.year} (${v(s.lowest.value)}).`
+  const lowest = { year: s.lowest.year, value: v(s.lowest.value) }
+  return below === 1 ? t("trend.nth.low", { ...common, ...lowest, rank: rank(2) }) : t("trend.among", { ...common, ...lowest, n: below + 1 })
 }
 
 export interface PeriodText {
@@ -121,7 +126,7 @@ export const periodTexts = (trend: TrendPayload, units: Units): ReadonlyArray<Pe
     const year = ymd(p.to).year
     return {
       period,
-      title: `${name} (${spanWords(p.from, p.to)})`,
+      title: t("trend.title", { name, span: spanWords(p.from, p.to) }),
       sentences: (["tmax", "tmin", "precip"] as const).map((variable) => ({
         variable,
         text: standingWords(name, variable, p.variables[variable], year, units)
@@ -206,22 +211,24 @@ export const stripeColour = (anomaly: number | null, extent: number): string => 
 export const extentOf = (stripes: ReadonlyArray<Stripe>): number =>
   stripes.reduce((m, s) => (s.anomaly === null ? m : Math.max(m, Math.abs(s.anomaly))), 0)
 
-/** A temperature difference in the chosen units, signed: "+1.2 °C", "−0.4 °F". */
+/** A difference's size in the chosen units, to the tenth: 0 when it rounds to "0.0". */
+const tenths = (delta: number, units: Units): number => Number((units === "metric" ? delta : (delta * 9) / 5).toFixed(1))
+
+/** A temperature difference in the chosen units, signed: "+1.2 °C", "−0.4 °F" ("+1,2 °C" in German). */
 export const formatDifference = (delta: number, units: Units): string => {
-  const value = units === "metric" ? delta : (delta * 9) / 5
-  const text = Math.abs(value).toFixed(1)
-  const sign = Number(text) === 0 ? "±" : value > 0 ? "+" : "−"
-  return `${sign}${text} ${unitSymbol("°C", units)}`
+  const value = tenths(delta, units)
+  const sign = value === 0 ? "±" : value > 0 ? "+" : "−"
+  return ltr(`${sign}${formatCount(Math.abs(value), 1)} ${unitSymbol("°C", units)}`)
 }
 
 /** What a stripe says, for its readout and for a screen reader: "1987: mean 9.8 °C, 0.4 °C above the 1961–1990 average." */
 export const stripeWords = (stripe: Stripe, reference: Stripes["reference"], units: Units): string => {
-  if (stripe.mean === null) return `${stripe.year}: no yearly mean (too few days with values).`
-  const mean = `${stripe.year}: mean ${formatValue(stripe.mean, "°C", units)}`
-  if (stripe.anomaly === null || reference === null) return `${mean}.`
-  const average = `the ${reference.from}–${reference.to} average`
+  if (stripe.mean === null) return w("stripe.no-mean", { year: stripe.year })
+  const value = formatValue(stripe.mean, "°C", units)
+  if (stripe.anomaly === null || reference === null) return w("stripe.mean", { year: stripe.year, value })
+  const average = { year: stripe.year, value, from: reference.from, to: reference.to }
+  if (tenths(Math.abs(stripe.anomaly), units) === 0) return w("stripe.same", average)
   // The size of the difference, without its sign: the words say which way.
-  const size = formatDifference(Math.abs(stripe.anomaly), units).slice(1)
-  if (size.startsWith("0.0 ")) return `${mean}, the same as ${average}.`
-  return `${mean}, ${size} ${stripe.anomaly > 0 ? "above" : "below"} ${average}.`
+  const size = ltr(`${formatCount(tenths(Math.abs(stripe.anomaly), units), 1)} ${unitSymbol("°C", units)}`)
+  return w(stripe.anomaly > 0 ? "stripe.above" : "stripe.below", { ...average, size })
 }

@@ -3,6 +3,8 @@
  * server's delivery settings, shared by the account page and the main page's "Watch this place".
  */
 import { getJson } from "./api.js"
+import { lang } from "./i18n/index.js"
+import { w } from "./i18n/later.js"
 
 export type Kind = "heat" | "cold" | "wet" | "heatwave" | "coldspell"
 export const KINDS: ReadonlyArray<Kind> = ["heat", "cold", "wet", "heatwave", "coldspell"]
@@ -10,33 +12,36 @@ export const KINDS: ReadonlyArray<Kind> = ["heat", "cold", "wet", "heatwave", "c
 export const DAILY_KINDS: ReadonlyArray<Kind> = ["heat", "cold", "wet"]
 export const SPELL_KINDS: ReadonlyArray<Kind> = ["heatwave", "coldspell"]
 /** How the account page names a spell kind's switch for one place. */
-export const SPELL_SWITCH: Partial<Record<Kind, string>> = { heatwave: "Heat waves", coldspell: "Cold spells" }
+export const spellSwitch = (kind: Kind, place: string): string =>
+  w(kind === "coldspell" ? "watches.coldspell-at" : "watches.heatwave-at", { place })
 
-/** The kinds in words, as the checkboxes and lists show them. */
-export const KIND_WORD: Record<Kind, string> = { heat: "heat", cold: "cold", wet: "wet", heatwave: "heat waves", coldspell: "cold spells" }
-export const KIND_HINT: Record<Kind, string> = {
-  heat: "very high maximum temperature",
-  cold: "very low minimum temperature",
-  wet: "very heavy precipitation",
-  heatwave: "a severe or extreme heat wave, one message per heat wave",
-  coldspell: "a severe or extreme cold spell, one message per cold spell"
+/** The kinds in words, as the checkboxes and lists show them (getters: the page's language when read). */
+export const KIND_WORD: Readonly<Record<Kind, string>> = {
+  get heat() {
+    return w("kind.heat")
+  },
+  get cold() {
+    return w("kind.cold")
+  },
+  get wet() {
+    return w("kind.wet")
+  },
+  get heatwave() {
+    return w("kind.heatwave")
+  },
+  get coldspell() {
+    return w("kind.coldspell")
+  }
 }
+export const kindHint = (kind: Kind): string => w(`kind.${kind}.hint`)
 
 /** What each kind means, as the account page explains it. */
-export const KIND_MEANING: Record<Kind, string> = {
-  heat: "A coming day whose high temperature is much above normal or a record for the place and time of year. One message per day.",
-  cold: "A coming day whose low temperature is much below normal or a record for the place and time of year. One message per day.",
-  wet: "A coming day whose precipitation is much above normal or a record for the place and time of year. One message per day.",
-  heatwave:
-    "A severe or extreme heat wave: three or more days whose mean temperature is above the place's hottest 5% of days and above the month before, " +
-    "ranked against every heat wave there since the record began. One message per heat wave, however the forecast moves it.",
-  coldspell:
-    "A severe or extreme cold spell: three or more days whose mean temperature is below the place's coldest 5% of days and below the month before, " +
-    "ranked against every cold spell there since the record began. One message per cold spell, however the forecast moves it."
-}
+export const kindMeaning = (kind: Kind): string => w(`kind.${kind}.meaning`)
 
+/** "heat, cold and wet" (English without the serial comma, as the pages write it); other languages by Intl's list. */
 export const kindsInWords = (kinds: ReadonlyArray<string>): string => {
   const words = KINDS.filter((k) => kinds.includes(k)).map((k) => KIND_WORD[k])
+  if (lang() !== "en") return new Intl.ListFormat(lang(), { type: "conjunction" }).format(words)
   return words.length <= 1 ? (words[0] ?? "") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`
 }
 
@@ -70,18 +75,20 @@ export interface AlertsConfig {
 }
 
 /** The sentence both pages show when CHAT_BOT_TOKEN or CHAT_API_URL is unset. */
-export const NOT_CONFIGURED =
-  "Direct-message delivery is not configured on this server: your watched places are kept, but no alert is sent."
+export const notConfigured = (): string => w("alerts.not-configured")
 
-/** What became of each alert, in words. */
-export const STATUS_WORD: Record<SentAlert["status"], string> = {
-  pending: "waiting to be sent",
-  sent: "sent",
-  failed: "failed",
-  dropped: "not sent (muted or unlinked before sending)",
-  muted: "not sent (chat not linked or direct messages off)",
-  off: "not sent (delivery not configured)"
-}
+/** What became of an alert, in words. */
+export const statusWord = (status: string): string =>
+  Object.hasOwn(STATUS_KEYS, status) ? w(STATUS_KEYS[status as SentAlert["status"]]) : status
+
+const STATUS_KEYS = {
+  pending: "status.pending",
+  sent: "status.sent",
+  failed: "status.failed",
+  dropped: "status.dropped",
+  muted: "status.muted",
+  off: "status.off"
+} as const satisfies Record<SentAlert["status"], string>
 
 export const loadWatches = () => getJson<{ watches: ReadonlyArray<Watch> }>("alerts/watches")
 export const loadSent = () => getJson<{ alerts: ReadonlyArray<SentAlert> }>("alerts/sent")

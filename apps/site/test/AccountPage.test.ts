@@ -5,12 +5,13 @@
  * BASE_PATH are tested by the serving side's page tests.)
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { PasswordHasher, Users } from "@climate-grade/core"
+import { Users } from "@climate-grade/core"
 import { backends, Chromium } from "@climate-grade/testing"
 import { TestServer } from "@climate-grade/server/test/TestServer"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Page } from "playwright-core"
+import { passwordUser, submitPassword } from "./support/Accounts.js"
 import { siteWorld } from "./support/SiteWorld.js"
 
 // Providers are enabled by their settings alone; these addresses are never called here.
@@ -30,8 +31,6 @@ const providers = {
 }
 
 const noOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-
-let users = 0
 
 for (const backend of backends) {
   layer(siteWorld(providers, { backend }), { timeout: 120_000 })(`the account page on ${backend.name}`, (it) => {
@@ -82,27 +81,13 @@ for (const backend of backends) {
           Effect.gen(function* () {
             const { url } = yield* TestServer
             const browser = yield* Chromium.Chromium
-            const email = `operator${++users}-${width}@example.org`
-            yield* Effect.gen(function* () {
-              const hasher = yield* PasswordHasher
-              yield* (yield* Users).create({
-                email,
-                hashedPassword: yield* hasher.hash("correct horse battery"),
-                isActive: true,
-                isSuperuser: true,
-                isVerified: true,
-                oauthOnly: false
-              })
-            }).pipe(Effect.orDie)
+            const { email } = yield* passwordUser(`operator-${width}-`, { superuser: true })
             const { page } = yield* Chromium.scopedPage(browser, { width })
             yield* Effect.promise(async () => {
               await page.goto(url("/alerts"))
-              await page.getByLabel("E-mail").fill(email)
-              await page.getByLabel("Password").fill("wrong")
-              await page.getByRole("button", { name: "Sign in with e-mail" }).click()
+              await submitPassword(page, email, "wrong")
               await page.getByText("That e-mail and password do not match").waitFor()
-              await page.getByLabel("Password").fill("correct horse battery")
-              await page.getByRole("button", { name: "Sign in with e-mail" }).click()
+              await submitPassword(page, email)
               await page.getByRole("button", { name: "Sign out" }).waitFor()
             })
             expect(yield* Effect.promise(() => page.getByText(`You are signed in as ${email}.`).count())).toBe(1)
@@ -130,24 +115,12 @@ for (const backend of backends) {
           Effect.gen(function* () {
             const { url } = yield* TestServer
             const browser = yield* Chromium.Chromium
-            const email = `leaving${++users}-${width}@example.org`
-            const created = yield* Effect.gen(function* () {
-              const hasher = yield* PasswordHasher
-              return yield* (yield* Users).create({
-                email,
-                hashedPassword: yield* hasher.hash("correct horse battery"),
-                isActive: true,
-                isSuperuser: false,
-                isVerified: true,
-                oauthOnly: false
-              })
-            }).pipe(Effect.orDie)
+            const created = yield* passwordUser(`leaving-${width}-`)
+            const { email } = created
             const { page } = yield* Chromium.scopedPage(browser, { width })
             const file = yield* Effect.promise(async () => {
               await page.goto(url("/alerts"))
-              await page.getByLabel("E-mail").fill(email)
-              await page.getByLabel("Password").fill("correct horse battery")
-              await page.getByRole("button", { name: "Sign in with e-mail" }).click()
+              await submitPassword(page, email)
               const download = page.waitForEvent("download")
               await page.getByRole("link", { name: "Download your data" }).click()
               const done = await download

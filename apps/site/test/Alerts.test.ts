@@ -6,11 +6,11 @@
  * instead; past the watch limit and with no kind chosen the page says why. Axe at 375 and 1280 px.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { PasswordHasher, Users } from "@climate-grade/core"
 import { backends, Chromium } from "@climate-grade/testing"
 import { TestServer } from "@climate-grade/server/test/TestServer"
 import * as Effect from "effect/Effect"
 import type { Page } from "playwright-core"
+import { passwordUser as passwordUserOf, signIn } from "./support/Accounts.js"
 import { siteWorld } from "./support/SiteWorld.js"
 
 const NOT_CONFIGURED = "Direct-message delivery is not configured on this server"
@@ -25,28 +25,7 @@ const returnOf = (href: string | null) => {
 const noOverflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
 const waitForGrades = (page: Page) => page.locator(".grade-card").nth(2).waitFor({ timeout: 20_000 })
 
-let users = 0
-const passwordUser = Effect.gen(function* () {
-  const email = `watcher${++users}@example.org`
-  const hasher = yield* PasswordHasher
-  yield* (yield* Users).create({
-    email,
-    hashedPassword: yield* hasher.hash("correct horse battery"),
-    isActive: true,
-    isSuperuser: false,
-    isVerified: true,
-    oauthOnly: false
-  })
-  return email
-}).pipe(Effect.orDie)
-
-const signIn = async (page: Page, url: (path: string) => string, email: string) => {
-  await page.goto(url("/alerts"))
-  await page.getByLabel("E-mail").fill(email)
-  await page.getByLabel("Password").fill("correct horse battery")
-  await page.getByRole("button", { name: "Sign in with e-mail" }).click()
-  await page.getByRole("button", { name: "Sign out" }).waitFor({ timeout: 20_000 })
-}
+const passwordUser = passwordUserOf("watcher").pipe(Effect.map((user) => user.email))
 
 for (const backend of backends) {
   layer(siteWorld({}, { backend }), { timeout: 120_000 })(`the alerts UI on ${backend.name}`, (it) => {

@@ -44,6 +44,9 @@ for (const backend of backends) {
         yield* Effect.promise(() => recordGradesShown(page))
         yield* Effect.promise(async () => {
           await page.goto(url(`/?lat=${lat}&lon=${lon}`))
+          await page.locator(".grade-card").nth(2).waitFor({ timeout: 30_000 })
+          // Drawn, and its data asked for, when it comes near the screen.
+          await Chromium.drawWholePage(page)
           await page.locator(".stripes-svg").waitFor({ timeout: 30_000 })
         })
         // The section's request and its code start only once the grades are on screen.
@@ -66,7 +69,8 @@ for (const backend of backends) {
         const scripts = yield* Effect.promise(() =>
           Promise.all(timing.scripts.map(async (s) => ({ ...s, text: await fetch(s.name).then((r) => r.text()) })))
         )
-        const holding = scripts.filter((s) => s.text.includes("Year of the warming stripes"))
+        // Told by a class name of its drawing: its words are in the language catalogs.
+        const holding = scripts.filter((s) => s.text.includes("stripe-chosen-outer"))
         expect(holding).toHaveLength(1)
         expect(holding[0]!.start).toBeGreaterThanOrEqual(timing.grades!)
         // …and not the chunk of the other sections below the grades.
@@ -151,6 +155,8 @@ for (const backend of backends) {
         const { page, log } = yield* Chromium.scopedPage(browser, { width: 375 })
         yield* Effect.promise(async () => {
           await page.goto(url(`/?lat=${lat}&lon=${lon}&units=imperial`))
+          await page.locator(".grade-card").nth(2).waitFor({ timeout: 30_000 })
+          await Chromium.drawWholePage(page)
           await page.locator(".stripes-svg").waitFor({ timeout: 30_000 })
         })
         const sentences = (yield* Effect.promise(() => page.locator(".trend-sentences li").allTextContents())).map(plain)

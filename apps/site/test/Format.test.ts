@@ -14,7 +14,8 @@ describe("headline", () => {
       "Today's high of 31.2 °C is at least as warm as 96% of days around this date since 1940 — much above normal."
     )
     expect(headline({ variable: "tmin", grade: grade({ value: -3.5, percentile: 8.2, label: "much-below" }), units: "metric", sinceYear: 1940 })).toBe(
-      "Today's low of −3.5 °C is at least as cold as 92% of days around this date since 1940 — much below normal."
+      // 100 − 8.2 is 91.8: "at least 92%" would claim more than is known.
+      "Today's low of −3.5 °C is at least as cold as 91% of days around this date since 1940 — much below normal."
     )
     expect(headline({ variable: "tmax", grade: grade({}), units: "imperial", sinceYear: 1940 })).toContain("88.2 °F")
   })

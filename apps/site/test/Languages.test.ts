@@ -7,7 +7,7 @@
  * nothing the database does, so this file runs on PGlite only.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Languages, PageWords } from "@climate-grade/core/rules"
+import { Languages, Messages, PageWords } from "@climate-grade/core/rules"
 import { backends, Chromium } from "@climate-grade/testing"
 import { TestServer } from "@climate-grade/server/test/TestServer"
 import * as Effect from "effect/Effect"
@@ -19,9 +19,26 @@ import es from "../src/i18n/es.js"
 import fr from "../src/i18n/fr.js"
 import ja from "../src/i18n/ja.js"
 import pt from "../src/i18n/pt.js"
+import laterAr from "../src/i18n/later/ar.js"
+import laterDe from "../src/i18n/later/de.js"
+import { later as laterEn } from "../src/i18n/later/en.js"
+import laterEs from "../src/i18n/later/es.js"
+import laterFr from "../src/i18n/later/fr.js"
+import laterJa from "../src/i18n/later/ja.js"
+import laterPt from "../src/i18n/later/pt.js"
 import { siteWorld } from "./support/SiteWorld.js"
 
 const CATALOGS: Readonly<Record<Languages.Language, SiteCatalog>> = { en, de, fr, es, pt, ja, ar }
+const LATER: Readonly<Record<Languages.Language, Readonly<Record<keyof typeof laterEn, string>>>> = {
+  en: laterEn,
+  de: laterDe,
+  fr: laterFr,
+  es: laterEs,
+  pt: laterPt,
+  ja: laterJa,
+  ar: laterAr
+}
+const CORE = Messages.CATALOGS
 
 /** The words of a message before its first placeholder ("Today, " of "Today, {date}"). */
 const lead = (message: string) => message.split("{")[0]!
@@ -73,8 +90,16 @@ layer(siteWorld({}, { backend: backends[0]! }), { timeout: 180_000 })("the pages
           const value = (yield* Effect.promise(() => text(page, ".grade-card .num"))).replace(/[\u2066\u2069]/g, "")
           expect(value).toMatch(["de", "fr", "es", "pt"].includes(lang) ? /^−?\d+,\d °C$/ : /^−?\d+\.\d °C$/)
           // The sections below the grades too.
-          yield* Effect.promise(() => page.getByRole("grid").waitFor({ timeout: 20_000 }))
+          yield* Effect.promise(async () => {
+            await Chromium.drawWholePage(page)
+            await page.getByRole("grid").waitFor({ timeout: 20_000 })
+          })
           expect(yield* Effect.promise(() => text(page, "#calendar-title"))).toBe(words["calendar.title"])
+          // "About these numbers" and the spells' title, drawn after the grades, speak the language too.
+          yield* Effect.promise(() => page.locator("#about .provenance h3").waitFor({ timeout: 20_000 }))
+          expect(yield* Effect.promise(() => text(page, "#about .provenance h3"))).toBe(LATER[lang]["prov.reading"])
+          expect(yield* Effect.promise(() => text(page, "#about .provenance dt"))).toBe(LATER[lang]["prov.source"])
+          expect(yield* Effect.promise(() => text(page, "#spells-title"))).toBe(CORE[lang]["spells.title"])
           expect(yield* Effect.promise(() => Chromium.axe(page))).toEqual([])
 
           yield* Effect.promise(() => page.goto(url(`/alerts?lang=${lang}`)))
@@ -101,6 +126,7 @@ layer(siteWorld({}, { backend: backends[0]! }), { timeout: 180_000 })("the pages
       yield* Effect.promise(async () => {
         await page.goto(url(`/?lat=${lat}&lon=${lon}`))
         await waitForGrades(page)
+        await Chromium.drawWholePage(page)
         await page.getByRole("grid").waitFor({ timeout: 20_000 })
         await page.locator(".maps").scrollIntoViewIfNeeded()
         await page.locator(".map-land").first().waitFor()
@@ -117,6 +143,39 @@ layer(siteWorld({}, { backend: backends[0]! }), { timeout: 180_000 })("the pages
       expect(yield* Effect.promise(() => page.locator(".calendar-wrap").evaluate((e) => getComputedStyle(e).direction))).toBe("ltr")
       expect(yield* Effect.promise(() => page.locator(".stripes-area").evaluate((e) => getComputedStyle(e).direction))).toBe("ltr")
       expect(log.errors).toEqual([])
+    }),
+    TIMEOUT
+  )
+
+  it.scoped("Japanese headings and verdict break between phrases (Chromium's auto-phrase); English ones as usual", () =>
+    Effect.gen(function* () {
+      const { url } = yield* TestServer
+      const browser = yield* Chromium.Chromium
+      const { lat, lon } = freshPlace()
+      const breaks = (lang: string) =>
+        Effect.gen(function* () {
+          const { page } = yield* Chromium.scopedPage(browser, { width: 375 })
+          return yield* Effect.promise(async () => {
+            await page.goto(url(`/?lat=${lat}&lon=${lon}&lang=${lang}`))
+            await waitForGrades(page)
+            return page.evaluate(() =>
+              ["h1", ".verdict", "#today h2"].map((selector) => {
+                const style = getComputedStyle(document.querySelector(selector)!)
+                return [selector, style.wordBreak, style.textWrap]
+              })
+            )
+          })
+        })
+      expect(yield* breaks("ja")).toEqual([
+        ["h1", "auto-phrase", "wrap"],
+        [".verdict", "auto-phrase", "wrap"],
+        ["#today h2", "auto-phrase", "wrap"]
+      ])
+      expect(yield* breaks("en")).toEqual([
+        ["h1", "normal", "balance"],
+        [".verdict", "normal", "pretty"],
+        ["#today h2", "normal", "balance"]
+      ])
     }),
     TIMEOUT
   )

@@ -85,13 +85,18 @@ for (const backend of backends) {
             yield* Effect.promise(async () => {
               await page.goto(url(`/?lat=${lat}&lon=${lon}`))
               await waitForGrades(page)
+              // Every section drawn, as a reader scrolling down draws them (the trend's data comes with its section).
+              await Chromium.drawWholePage(page)
             })
             const prefetches = () => seen.filter((s) => s.path === "/cell" && s.query.get("prefetch") === "1")
             yield* until(() => prefetches().length >= 8, 30_000, "eight prefetch requests")
             // Nothing more is asked for: a short grace for a stray ninth.
             yield* Effect.promise(() => page.waitForTimeout(300))
+            // The climate context's and the spells' data come once their chunks are in: waited for, then counted.
+            yield* until(() => seen.some((s) => s.path === "/trend") && seen.some((s) => s.path === "/spells"), 30_000, "the trend and spells requests")
+            yield* Effect.promise(() => page.waitForTimeout(300))
             const data = seen.filter((s) => s.path !== "/places")
-            // The climate context asks for /trend once, after the grades show (ClimateContext.test holds when).
+            // The climate context asks for /trend once, when drawn (ClimateContext.test holds that it is after the grades).
             expect(data.filter((s) => s.path === "/trend")).toHaveLength(1)
             // So does the spells section, once (Spells.test holds that it comes after the grades).
             expect(data.filter((s) => s.path === "/spells")).toHaveLength(1)
@@ -140,6 +145,7 @@ for (const backend of backends) {
             await waitForGrades(page)
             // Everything the page fetches after the grades (its later parts, the map outlines) is in too.
             await page.locator(".map-land").first().waitFor()
+            await Chromium.drawWholePage(page)
             await page.getByRole("grid").waitFor()
             // And the service worker has kept the site: a visitor's next load goes through it.
             await page.waitForFunction(() => navigator.serviceWorker.controller?.state === "activated", null, { timeout: 30_000 })
@@ -157,6 +163,7 @@ for (const backend of backends) {
             await page.reload()
             await waitForGrades(page)
             await page.locator(".map-land").first().waitFor()
+            await Chromium.drawWholePage(page)
             await page.getByRole("grid").waitFor()
           })
           expect(yield* Effect.promise(() => page.locator(".grade-card").first().textContent())).toBe(headline)

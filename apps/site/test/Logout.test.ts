@@ -7,31 +7,18 @@
  * the site's own forgetting still leaves localStorage and the worker's pages without the place.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { PasswordHasher, Users } from "@climate-grade/core"
 import { backends, Chromium } from "@climate-grade/testing"
 import { TestServer } from "@climate-grade/server/test/TestServer"
 import * as Effect from "effect/Effect"
 import type { Page } from "playwright-core"
+import { passwordUser as passwordUserOf, signIn } from "./support/Accounts.js"
 import { siteWorld } from "./support/SiteWorld.js"
 
 /** The name the user picked the place by: theirs, not the cell's. */
 const NAME = "Quillhaven Cottage"
 const place = { lat: "46.20", lon: "7.30" }
 
-let users = 0
-const passwordUser = Effect.gen(function* () {
-  const email = `leaver${++users}@example.org`
-  const hasher = yield* PasswordHasher
-  yield* (yield* Users).create({
-    email,
-    hashedPassword: yield* hasher.hash("correct horse battery"),
-    isActive: true,
-    isSuperuser: false,
-    isVerified: true,
-    oauthOnly: false
-  })
-  return email
-}).pipe(Effect.orDie)
+const passwordUser = passwordUserOf("leaver").pipe(Effect.map((user) => user.email))
 
 const waitForGrades = (page: Page) => page.locator(".grade-card").nth(2).waitFor({ timeout: 30_000 })
 
@@ -79,11 +66,7 @@ for (const backend of backends) {
             }
             const address = url(`/?lat=${place.lat}&lon=${place.lon}&name=${encodeURIComponent(NAME)}`)
             yield* Effect.promise(async () => {
-              await page.goto(url("/alerts"))
-              await page.getByLabel("E-mail").fill(email)
-              await page.getByLabel("Password").fill("correct horse battery")
-              await page.getByRole("button", { name: "Sign in with e-mail" }).click()
-              await page.getByRole("button", { name: "Sign out" }).waitFor({ timeout: 20_000 })
+              await signIn(page, url, email)
               await page.goto(address)
               await waitForGrades(page)
               await controlled(page)

@@ -71,8 +71,12 @@ for (const backend of backends) {
           for (const card of cards) expect(card).toMatch(/(\d+(st|nd|rd|th) percentile|no percentile)/)
           expect(cards[0]).toMatch(/°C/)
           expect(cards[2]).toMatch(/ mm/)
-          // The sections below the grades and the calendar come in chunks of their own, after the grades.
-          yield* Effect.promise(() => page.getByRole("grid").waitFor({ timeout: 20_000 }))
+          // The sections below the grades and the calendar come in chunks of their own, after the grades,
+          // each drawn as it comes near the screen.
+          yield* Effect.promise(async () => {
+            await Chromium.drawWholePage(page)
+            await page.getByRole("grid").waitFor({ timeout: 20_000 })
+          })
           // One headline sentence per variable, in words.
           const sentences = yield* Effect.promise(() => page.locator(".grade-sentence").allTextContents())
           expect(sentences[0]).toMatch(/^(Today's high of −?\d+\.\d °C|Today's high)/)
@@ -250,6 +254,61 @@ for (const backend of backends) {
         })
       )
 
+      it.scoped("one way to write a place's name, whatever found it: the search, an address's coordinates, the map", () =>
+        Effect.gen(function* () {
+          const { url } = yield* TestServer
+          const { geocoder } = yield* Upstreams
+          const browser = yield* Chromium.Chromium
+          // As Nominatim answers: the country in its own language in the search's display name and
+          // in the address, the code beside it. "Paris, France" from search and "Paris, FR" from the
+          // map were both seen, and "Berlin, Deutschland" beside "Berlin, DE".
+          const address = { city: "Paris", state: "Île-de-France", country: "France", country_code: "fr" }
+          geocoder.searches.set("paris", [
+            { display_name: "Paris, Île-de-France, France métropolitaine, France", lat: "48.8566", lon: "2.3522", name: "Paris", address }
+          ])
+          const fallback = geocoder.fallback
+          geocoder.fallback = address
+          yield* Effect.addFinalizer(() =>
+            Effect.sync(() => {
+              geocoder.fallback = fallback
+            })
+          )
+          const { page } = yield* Chromium.scopedPage(browser)
+          const heading = page.locator("h1#place-heading")
+          yield* Effect.promise(async () => {
+            await page.goto(url("/"))
+            await page.getByLabel("Place", { exact: true }).fill("Paris")
+            await page.getByLabel("Place", { exact: true }).press("Enter")
+            await page.getByRole("list", { name: "Search results" }).getByRole("link").first().waitFor({ timeout: 10_000 })
+          })
+          expect(yield* Effect.promise(() => page.getByRole("list", { name: "Search results" }).getByRole("link").allTextContents())).toEqual(["Paris, FR"])
+          yield* Effect.promise(async () => {
+            await page.getByRole("list", { name: "Search results" }).getByRole("link").first().click()
+            await waitForGrades(page)
+          })
+          expect(yield* Effect.promise(() => heading.textContent())).toBe("Paris, FR")
+          // A place's coordinates (a typed or shared address): the cell's own label, the same way.
+          const { lat, lon } = freshPlace()
+          yield* Effect.promise(async () => {
+            await page.goto(url(`/?lat=${lat}&lon=${lon}`))
+            await waitForGrades(page)
+            await heading.getByText("Paris, FR", { exact: true }).waitFor({ timeout: 20_000 })
+          })
+          // The close-up map, one cell east: a cell never looked up, named the same way.
+          yield* Effect.promise(async () => {
+            const cell = (await page.locator(".cellmap .map-cell").boundingBox())!
+            const svg = (await page.locator(".cellmap svg").boundingBox())!
+            await page.locator(".cellmap svg").click({ position: { x: cell.x - svg.x + cell.width * 1.5, y: cell.y - svg.y + cell.height / 2 } })
+            await page.waitForURL((u) => u.searchParams.get("lon") !== lon)
+            await waitForGrades(page)
+            await heading.getByText("Paris, FR", { exact: true }).waitFor({ timeout: 20_000 })
+          })
+          expect(yield* Effect.promise(() => heading.textContent())).toBe("Paris, FR")
+        }),
+        // Three places loaded one after another.
+        90_000
+      )
+
       it.scoped("typed coordinates open that place; a bad latitude is explained", () =>
         Effect.gen(function* () {
           const { url } = yield* TestServer
@@ -316,6 +375,7 @@ for (const backend of backends) {
           yield* Effect.promise(async () => {
             await page.goto(url(`/?lat=${lat}&lon=${lon}`))
             await waitForGrades(page)
+            await Chromium.drawWholePage(page)
             await page.getByRole("grid").waitFor()
           })
           const grid = page.getByRole("grid")
@@ -396,6 +456,7 @@ for (const backend of backends) {
           const cards = yield* Effect.promise(() => page.locator(".grade-card").allTextContents())
           expect(cards[0]).not.toMatch(/°C/)
           expect(cards[2]).toMatch(/\d\.\d\d in/)
+          yield* Effect.promise(() => Chromium.drawWholePage(page))
           expect(yield* Effect.promise(() => page.locator(".fc-day").first().textContent())).toMatch(/°F/)
           // A link without units= in the same browser: the choice was remembered.
           yield* Effect.promise(async () => {
@@ -467,9 +528,10 @@ for (const backend of backends) {
               await page.goto(url(`/?lat=${lat}&lon=${lon}&date=2025-06-15`))
               await waitForGrades(page)
               await page.locator(".band-svg").nth(2).waitFor()
-              // The maps are drawn when they come near the screen (below the grades on a phone).
+              // The maps and the sections below the grades are drawn when they come near the screen.
               await page.locator(".maps").scrollIntoViewIfNeeded()
               await page.locator(".map-land").first().waitFor()
+              await Chromium.drawWholePage(page)
               await page.getByRole("grid").waitFor()
               await page.locator(".stripes-svg").waitFor()
             })

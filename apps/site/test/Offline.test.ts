@@ -108,7 +108,8 @@ layer(world, { timeout: 240_000 })("offline and installable", (it) => {
               const browser = yield* Chromium.Chromium
               const port = yield* freePort
               const { server, stop } = yield* startServer(port, buildSite(), basePath, backend)
-              const { context, page, log } = yield* Chromium.scopedPage(browser)
+              // A US browser in Berlin: its own way of writing a moment ("11/28/2026, 3:05:28 AM") must not show.
+              const { context, page, log } = yield* Chromium.scopedPage(browser, { locale: "en-US", timezoneId: "Europe/Berlin" })
               const address = server.url(`${basePath}/?lat=${place.lat}&lon=${place.lon}`)
               yield* Effect.promise(async () => {
                 await page.goto(address)
@@ -137,8 +138,13 @@ layer(world, { timeout: 240_000 })("offline and installable", (it) => {
               })
               expect(yield* Effect.promise(() => page.locator(".grade-card").allTextContents())).toEqual(cards)
               expect(yield* Effect.promise(() => page.getByRole("heading", { level: 1 }).textContent())).toBe("Testville, TL")
+              // The copy's moment as the page writes dates, on a 24-hour clock, with its zone.
+              expect(yield* Effect.promise(() => offlineNotice(page).textContent())).toMatch(
+                /stored copy from (Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]+ \d{4}, \d{2}:\d{2} (CET|CEST)\. /
+              )
               // What loads after the grades is there too: the sections below them, the calendar, the map.
               yield* Effect.promise(async () => {
+                await Chromium.drawWholePage(page)
                 await page.getByRole("grid").waitFor({ timeout: 20_000 })
                 await page.locator(".map-land").first().waitFor({ timeout: 20_000 })
               })

@@ -55,6 +55,8 @@ layer(siteWorld({}), { timeout: 180_000 })("spells on the main page", (it) => {
         yield* Effect.promise(async () => {
           await page.goto(url(`/?lat=${lat}&lon=${lon}`))
           await page.locator(".spell-notice").waitFor({ timeout: 60_000 })
+          // The section is drawn when it comes near the screen.
+          await Chromium.drawWholePage(page)
           await page.locator("#spells .spell-top").waitFor({ timeout: 30_000 })
         })
         const notice = (yield* Effect.promise(() => page.locator(".spell-notice strong").textContent())) ?? ""
@@ -115,7 +117,71 @@ layer(siteWorld({}), { timeout: 180_000 })("spells on the main page", (it) => {
           })
         }
       }
-    }))
+    }),
+    // Two page loads, each scrolled through and checked by axe: past the default 30 s on a loaded machine.
+    90_000)
+
+  it.scoped(
+    "in German: the notice, the spells section and the climate context say no English sentence",
+    () =>
+      Effect.gen(function* () {
+        const { url } = yield* TestServer
+        const { weather } = yield* Upstreams
+        const today = CivilDate.todayIn(Date.now(), "Europe/Berlin")
+        weather.forecastOverride = (lat, lon, day) =>
+          hot.has(Cell.fromCoordinates(lat, lon).key) && day >= today + 1 && day <= today + 5 ? { tmax: 40, tmin: 28 } : undefined
+        const browser = yield* Chromium.Chromium
+        const { lat, lon } = freshPlace(true)
+        const { page } = yield* Chromium.scopedPage(browser, { width: 1280 })
+        const shown = yield* Effect.promise(async () => {
+          await page.goto(url(`/?lat=${lat}&lon=${lon}&lang=de`))
+          await page.locator(".spell-notice").waitFor({ timeout: 60_000 })
+          // The sections are drawn when they come near the screen.
+          await Chromium.drawWholePage(page)
+          await page.locator("#spells .spell-top").waitFor({ timeout: 30_000 })
+          await page.locator("#trend .trend-sentences li").first().waitFor({ timeout: 30_000 })
+          await page.locator("#spells .spell-list summary").click()
+          await page.locator("#spells .spell-list li").first().waitFor()
+          return {
+            notice: (await page.locator(".spell-notice strong").textContent()) ?? "",
+            spells: await page.locator("#spells").innerText(),
+            trend: await page.locator("#trend").innerText()
+          }
+        })
+        expect(shown.notice).toMatch(
+          /^Eine (starke|extreme) Hitzewelle (ab|seit) .+\. Sie wäre die heißeste Hitzewelle hier seit 1980, wenn die Vorhersage eintrifft\.$/
+        )
+        expect(shown.spells).toMatch(/Hitzewellen: die \d+ extremsten hier seit 1980/)
+        expect(shown.spells).toMatch(/(starke|extreme) Hitzewelle, .*: die heißeste von \d+, teils Vorhersage/)
+        expect(shown.trend).toMatch(/bisher/)
+        // English the sections said before they were translated; none may be left.
+        const english = [
+          "heat wave",
+          "cold spell",
+          "most extreme",
+          "so far",
+          "warmest",
+          "coolest",
+          "coldest",
+          "wettest",
+          "driest",
+          "the record",
+          "forecast",
+          "Loading",
+          "per year",
+          "Rank",
+          "Severity",
+          "peak",
+          "mean high",
+          "average",
+          "today"
+        ]
+        for (const text of [shown.notice, shown.spells, shown.trend]) {
+          for (const phrase of english) expect(text, phrase).not.toContain(phrase)
+        }
+      }),
+    120_000
+  )
 
   it.scoped("a calm place says nothing at the top, and its section still loads", () =>
     Effect.gen(function* () {
@@ -125,9 +191,14 @@ layer(siteWorld({}), { timeout: 180_000 })("spells on the main page", (it) => {
       const { page } = yield* Chromium.scopedPage(browser, { width: 1280 })
       yield* Effect.promise(async () => {
         await page.goto(url(`/?lat=${lat}&lon=${lon}`))
+        await page.locator(".grade-card").nth(2).waitFor({ timeout: 60_000 })
+        await Chromium.drawWholePage(page)
         await page.locator("#spells .spell-top, #spells p.muted").first().waitFor({ timeout: 60_000 })
         await page.locator("#spells .spell-timeline").waitFor({ timeout: 30_000 })
       })
       expect(yield* Effect.promise(() => page.locator(".spell-notice").count())).toBe(0)
-    }))
+    }),
+    // A page load scrolled through to its last section: more than vitest's 30 s on a loaded machine.
+    90_000
+  )
 })

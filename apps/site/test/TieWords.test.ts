@@ -17,7 +17,8 @@ const check = (sentence: string, sample: ReadonlyArray<number>, x: number, media
   const n = sample.length
   const share = (f: (s: number) => boolean) => (100 * sample.filter(f).length) / n
   const wrong: Array<string> = []
-  // Printed shares are rounded to whole numbers (tenths near 0 and 100), from a percentile in tenths.
+  // A tie's printed share ("like 69%") is rounded to whole numbers (tenths near 0 and 100), from a
+  // percentile in tenths.
   const slack = 0.55
   let rest = sentence
   for (const m of sentence.matchAll(/(dry|as cold as the coldest|as warm as the warmest|as dry as the driest|as wet as the wettest), like ([\d.]+)% of days/g)) {
@@ -29,11 +30,12 @@ const check = (sentence: string, sample: ReadonlyArray<number>, x: number, media
     if (Math.abs(actual - claimed) > slack) wrong.push(`"${m[0]}": ${actual.toFixed(2)}% share it`)
     rest = rest.replace(m[0], "")
   }
+  // "At least" is a bound: no slack for rounding (a share is floored, never rounded up).
   for (const m of rest.matchAll(/at least as (warm|cold|wet|dry) as ([\d.]+)% of days/g)) {
     const claimed = Number(m[2])
     const upward = m[1] === "warm" || m[1] === "wet"
     const actual = upward ? share((s) => s <= x) : share((s) => s >= x)
-    if (actual < claimed - slack) wrong.push(`"${m[0]}": only ${actual.toFixed(2)}%`)
+    if (actual < claimed) wrong.push(`"${m[0]}": only ${actual.toFixed(2)}%`)
   }
   // Strict comparisons (the words before ties had their own): that many days strictly below, or above.
   for (const m of rest.matchAll(/(warmer|colder) than ([\d.]+)% of days|more than on ([\d.]+)% of days/g)) {
@@ -67,6 +69,22 @@ const cases = FastCheck.constantFrom<Variable>("tmax", "tmin", "precip").chain((
   })
 })
 
+/**
+ * Samples with many ties anywhere, not only at the ends: a few levels (as one decimal a payload
+ * carries), each held by many days, and a value at one of them or past the ends.
+ */
+const tiedCases = FastCheck.record({
+  variable: FastCheck.constantFrom<Variable>("tmax", "tmin", "precip"),
+  levels: FastCheck.uniqueArray(FastCheck.integer({ min: 0, max: 60 }), { minLength: 1, maxLength: 6 }),
+  counts: FastCheck.array(FastCheck.integer({ min: 1, max: 300 }), { minLength: 6, maxLength: 6 }),
+  pick: FastCheck.nat()
+}).map(({ variable, levels, counts, pick }) => {
+  const values = levels.map((l) => l / 10)
+  const sample = values.flatMap((v, i) => Array<number>(counts[i]!).fill(v))
+  const xs = [...values, Math.min(...values) - 0.5, Math.max(...values) + 0.5]
+  return { variable, sample, x: xs[pick % xs.length]! }
+})
+
 const graded = (variable: Variable, sample: ReadonlyArray<number>, x: number) => {
   const sorted = Float64Array.from(sample).sort()
   const p = Percentile.percentileOfScore(sorted, x)
@@ -83,22 +101,45 @@ const graded = (variable: Variable, sample: ReadonlyArray<number>, x: number) =>
   return { grade, median, bounds }
 }
 
+/** Every sentence the page can say about a graded value, with what it says wrong of its sample. */
+const wrongs = (variable: Variable, sample: ReadonlyArray<number>, x: number): Array<string> => {
+  const { grade, median, bounds } = graded(variable, sample, x)
+  const ordinary: Grade = { value: 1, unit: "°C", percentile: 50, label: "near-normal", n: sample.length }
+  const grades = { tmax: ordinary, tmin: ordinary, precip: { ...ordinary, unit: "mm" as const }, [variable]: grade }
+  const tie = tieOf(variable, grade, bounds)
+  const label = shownLabel(variable, grade, bounds)
+  const sentences = [
+    headline({ variable, grade, units: "metric", sinceYear: 1940, bounds }),
+    verdict(grades, undefined, { [variable]: bounds }),
+    label === null ? "" : labelWords(variable, label),
+    grade.percentile === null ? "" : `${ordinal(grade.percentile)} percentile${tie === null ? "" : ` · ${tieWords(variable, tie)}`}`
+  ]
+  return sentences.flatMap((s) => check(s, sample, x, median).map((w) => `${s} → ${w}`))
+}
+
 describe("words for ties", () => {
   it.prop("every sentence about a graded value holds against its sample, however many days tie", [cases], ([{ variable, sample, x }]) => {
-    const { grade, median, bounds } = graded(variable, sample, x)
-    const ordinary: Grade = { value: 1, unit: "°C", percentile: 50, label: "near-normal", n: sample.length }
-    const grades = { tmax: ordinary, tmin: ordinary, precip: { ...ordinary, unit: "mm" as const }, [variable]: grade }
-    const tie = tieOf(variable, grade, bounds)
-    const label = shownLabel(variable, grade, bounds)
-    const sentences = [
-      headline({ variable, grade, units: "metric", sinceYear: 1940, bounds }),
-      verdict(grades, undefined, { [variable]: bounds }),
-      label === null ? "" : labelWords(variable, label),
-      grade.percentile === null ? "" : `${ordinal(grade.percentile)} percentile${tie === null ? "" : ` · ${tieWords(variable, tie)}`}`
-    ]
-    const wrong = sentences.flatMap((s) => check(s, sample, x, median).map((w) => `${s} → ${w}`))
-    expect(wrong).toEqual([])
+    expect(wrongs(variable, sample, x)).toEqual([])
   }, { fastCheck: { numRuns: 2_000 } })
+
+  it.prop("and over samples tied at any level, the middle too", [tiedCases], ([{ variable, sample, x }]) => {
+    expect(wrongs(variable, sample, x)).toEqual([])
+  }, { fastCheck: { numRuns: 3_000 } })
+
+  it("a low just under the 50th percentile is at least as cold as the share of days truly at or above it", () => {
+    // 430 days (86 years of 5): 212 colder, 218 warmer. The percentile is 49.30…, carried as 49.3:
+    // 100 − 49.3 rounds to "51%", where only 50.7% of days are at least as cold.
+    const sample = [...Array<number>(212).fill(-2), ...Array<number>(218).fill(4)]
+    const { grade, bounds } = graded("tmin", sample, 1)
+    expect(grade.percentile).toBe(49.3)
+    const sentence = headline({ variable: "tmin", grade, units: "metric", sinceYear: 1940, bounds })
+    expect(sentence).toContain("at least as cold as 50% of days")
+    expect(wrongs("tmin", sample, 1)).toEqual([])
+    // A whole percentile keeps its figure when the sample's size shows it is exact.
+    const warm = graded("tmax", [...Array<number>(413).fill(1), ...Array<number>(17).fill(9)], 5).grade
+    expect(warm.percentile).toBe(96)
+    expect(headline({ variable: "tmax", grade: warm, units: "metric", sinceYear: 1940 })).toContain("at least as warm as 96% of days")
+  })
 
   it("a dry day where 69% of days were dry says so, with no share of wetter days", () => {
     const sample = [...Array(69).fill(0), ...Array(31).fill(2.5)]

@@ -280,6 +280,8 @@ for (const backend of backends) {
         yield* run(async () => {
           await page.getByRole("link", { name: "Nairobi, KE" }).click()
           await page.getByRole("heading", { level: 1, name: "Nairobi, KE" }).waitFor()
+          // The search hears of the new place in an effect after the heading's paint: a moment later.
+          await page.locator(".search-status .error-text").waitFor({ state: "detached", timeout: 5_000 })
         })
         expect(yield* run(() => page.locator(".search-status .error-text").count())).toBe(0)
       }),
@@ -297,6 +299,8 @@ for (const backend of backends) {
         yield* run(async () => {
           await page.goto(address)
           await waitForGrades(page)
+          // The sections below the grades are drawn as a reader scrolls to them.
+          await Chromium.drawWholePage(page)
           await page.locator(".fc-day").first().waitFor({ timeout: 20_000 })
         })
         // The day the copy was made for: the bundle's today, the forecast's first day.
@@ -320,6 +324,7 @@ for (const backend of backends) {
             await moved.goto(address)
             await waitForGrades(moved)
             await moved.getByText(/offline/i).first().waitFor({ timeout: 20_000 })
+            await Chromium.drawWholePage(moved)
             await moved.locator("#day-title").waitFor({ timeout: 20_000 })
           })
           expect(yield* run(() => moved.locator("#today-title").textContent()), `${days} days`).toBe(expectTop)

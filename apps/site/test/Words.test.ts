@@ -159,6 +159,8 @@ describe("refusals in words", () => {
     )
     expect(loadFailureWords(budget, { now, timeZone: "Europe/Berlin", locale: "en-GB" })).toContain("from 01:00 tomorrow your time")
     expect(loadFailureWords(budget, { now, timeZone: "America/New_York", locale: "en-GB" })).toContain("from 19:00 today your time")
+    // A 24-hour clock as the page's other times, whatever the browser's locale would pick.
+    expect(loadFailureWords(budget, { now, timeZone: "America/New_York", locale: "en-US" })).toContain("from 19:00 today your time")
     // A client's share of the budget opens at the same moment, said the same way.
     expect(loadFailureWords({ ...budget, _tag: "RequestRejected", status: 429, code: "client-share-spent" }, { now, timeZone: "Asia/Tokyo", locale: "en-GB" })).toContain(
       "New places can be loaded again from 09:00 today your time"

@@ -7,31 +7,39 @@ import { useEffect, useState } from "preact/hooks"
 import { formatAddress } from "../address.js"
 import { longDate } from "../format.js"
 import { watchNames } from "../storage.js"
+import { around, type LaterKey, w as word } from "../i18n/later.js"
+import { plainDetail } from "../refusal.js"
 import {
   type AlertsConfig,
-  KIND_MEANING,
   KIND_WORD,
   KINDS,
   type Kind,
-  SPELL_KINDS,
-  SPELL_SWITCH,
+  kindMeaning,
   kindsInWords,
   loadConfig,
   loadSent,
   loadWatches,
-  NOT_CONFIGURED,
+  notConfigured,
   type SentAlert,
-  STATUS_WORD,
+  SPELL_KINDS,
+  spellSwitch,
+  statusWord,
   stopWatching,
   type Watch,
   watchPlace
 } from "../watches.js"
-import { plainDetail } from "../refusal.js"
 
 type Loaded<A> = { readonly tag: "loading" } | { readonly tag: "failed"; readonly message: string } | { readonly tag: "ok"; readonly value: A }
 
-const failedText = (status: number, detail: string | null, what: string) =>
-  status === 401 ? "You are no longer signed in. Reload the page to sign in again." : (plainDetail(detail) ?? `${what} could not be loaded. Reload the page to try again.`)
+const failedText = (status: number, detail: string | null, failed: LaterKey) =>
+  status === 401 ? word("watches.signed-out") : (plainDetail(detail) ?? word(failed))
+
+/** A spell alert's name: its severity and kind in one phrase, as each language agrees them. */
+const spellName = (alert: SentAlert & { readonly spell: NonNullable<SentAlert["spell"]> }): string => {
+  const kind = alert.kind === "heatwave" ? "heatwave" : "coldspell"
+  const severity = alert.spell.severity
+  return severity === "severe" || severity === "extreme" ? word(`sent.${kind}.${severity}`) : word(`sent.${kind}`)
+}
 
 /** A watched place's address on the main page, by the name it was picked by here, else its label. */
 const placeLink = (watch: Watch, names: Readonly<Record<string, string>>) => {
@@ -49,9 +57,9 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
   const refresh = async () => {
     try {
       const answer = await loadWatches()
-      setWatches(answer.body !== null ? { tag: "ok", value: answer.body.watches } : { tag: "failed", message: failedText(answer.status, answer.detail, "Your watched places") })
+      setWatches(answer.body !== null ? { tag: "ok", value: answer.body.watches } : { tag: "failed", message: failedText(answer.status, answer.detail, "watches.load-failed") })
     } catch {
-      setWatches({ tag: "failed", message: "The service could not be reached. Reload the page to try again." })
+      setWatches({ tag: "failed", message: word("account.unreachable") })
     }
   }
 
@@ -59,8 +67,8 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
     void refresh()
     loadSent().then(
       (answer) =>
-        setSent(answer.body !== null ? { tag: "ok", value: answer.body.alerts } : { tag: "failed", message: failedText(answer.status, answer.detail, "The last alerts") }),
-      () => setSent({ tag: "failed", message: "The service could not be reached. Reload the page to try again." })
+        setSent(answer.body !== null ? { tag: "ok", value: answer.body.alerts } : { tag: "failed", message: failedText(answer.status, answer.detail, "sent.load-failed") }),
+      () => setSent({ tag: "failed", message: word("account.unreachable") })
     )
     loadConfig().then(
       (answer) => setConfig(answer.body),
@@ -71,19 +79,19 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
   const change = async (watch: Watch, kinds: ReadonlyArray<Kind>) => {
     setMessage(null)
     if (kinds.length === 0) {
-      setMessage(`Keep at least one kind for ${watch.label}, or stop watching it.`)
+      setMessage(word("watches.keep-one", { place: watch.label }))
       return
     }
     try {
       const answer = await watchPlace(watch.lat, watch.lon, kinds)
       if (answer.status === 200 && answer.body !== null) {
-        setMessage(`${watch.label} is now watched for ${kindsInWords(answer.body.kinds)}.`)
+        setMessage(word("watch.now-for", { place: watch.label, kinds: kindsInWords(answer.body.kinds) }))
         await refresh()
       } else {
-        setMessage(plainDetail(answer.detail) ?? `${watch.label} could not be changed. Try again later.`)
+        setMessage(plainDetail(answer.detail) ?? word("watches.change-failed", { place: watch.label }))
       }
     } catch {
-      setMessage("The service could not be reached. Check the connection and try again.")
+      setMessage(word("unreachable"))
     }
   }
 
@@ -93,36 +101,37 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
       const answer = await stopWatching(watch.id)
       if (answer.status === 204 || answer.status === 404) {
         // 404: already gone (removed in another tab); either way it is no longer watched.
-        setMessage(`${watch.label} is no longer watched.`)
+        setMessage(word("watches.stopped", { place: watch.label }))
         await refresh()
       } else {
-        setMessage(plainDetail(answer.detail) ?? `${watch.label} could not be removed. Try again later.`)
+        setMessage(plainDetail(answer.detail) ?? word("watches.stop-failed", { place: watch.label }))
       }
     } catch {
-      setMessage("The service could not be reached. Check the connection and try again.")
+      setMessage(word("unreachable"))
     }
   }
 
+  // "Add a place with “Watch this place” on the {link}", the link in its place.
+  const add = around(config === null ? "watches.add" : "watches.add.limit", "link").map((part) =>
+    config === null ? part : part.replace("{n}", String(config.watch_limit))
+  )
   return (
     <>
       <section class="panel" aria-labelledby="watches-title">
-        <h2 id="watches-title">Watched places</h2>
+        <h2 id="watches-title">{word("watches.title")}</h2>
         <p class="muted">
-          When one of the coming {config === null ? "" : `${config.days_ahead + 1} `}days at a watched place is extreme for that place, you get one
-          direct message. Add a place with “Watch this place” on the <a href="./">main page</a>
-          {config === null ? "" : ` (at most ${config.watch_limit})`}.
+          {config === null ? word("watches.intro.days") : word("watches.intro", { days: config.days_ahead + 1 })}{" "}
+          {add[0]}
+          <a href="./">{word("watches.main-page")}</a>
+          {add[1]}
         </p>
-        {config !== null && !config.delivery_configured && <p class="status-message info">{NOT_CONFIGURED}</p>}
-        {!chatLinked && (
-          <p class="status-message info">
-            Alerts are delivered by direct message on {chatLabel}, so they need {chatLabel} linked to this account (see Linked accounts).
-          </p>
-        )}
-        {watches.tag === "loading" && <p class="muted">Loading your watched places…</p>}
+        {config !== null && !config.delivery_configured && <p class="status-message info">{notConfigured()}</p>}
+        {!chatLinked && <p class="status-message info">{word("watches.needs-chat", { chat: chatLabel })}</p>}
+        {watches.tag === "loading" && <p class="muted">{word("watches.loading")}</p>}
         {watches.tag === "failed" && <p class="error-text">{watches.message}</p>}
         {watches.tag === "ok" &&
           (watches.value.length === 0 ? (
-            <p class="muted">You watch no place yet.</p>
+            <p class="muted">{word("watches.none")}</p>
           ) : (
             <ul class="identities watches">
               {watches.value.map((w) => {
@@ -136,7 +145,7 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
                       <span class="muted">{kindsInWords(w.kinds)}</span>
                     </span>
                     <button type="button" class="button" onClick={() => stop(w)}>
-                      Stop watching {w.label}
+                      {word("watches.stop", { place: w.label })}
                     </button>
                   </li>
                 )
@@ -148,10 +157,8 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
         </p>
         {watches.tag === "ok" && watches.value.length > 0 && (
           <div class="spell-watches">
-            <h3>Heat waves and cold spells</h3>
-            <p class="muted">
-              One message per severe or extreme heat wave or cold spell at a watched place, however the forecast moves it.
-            </p>
+            <h3>{word("watches.spells")}</h3>
+            <p class="muted">{word("watches.spells.intro")}</p>
             {watches.value.map((w) => (
               <fieldset key={w.id} class="watch-kinds">
                 <legend>{w.label}</legend>
@@ -165,7 +172,7 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
                         void change(w, KINDS.filter((x) => (x === k ? on : w.kinds.includes(x))))
                       }}
                     />
-                    {SPELL_SWITCH[k]} at {w.label}
+                    {spellSwitch(k, w.label)}
                   </label>
                 ))}
               </fieldset>
@@ -173,34 +180,34 @@ export const Watches = ({ chatLinked, chatLabel }: { chatLinked: boolean; chatLa
           </div>
         )}
         <details class="kind-meanings">
-          <summary>What each kind means</summary>
+          <summary>{word("watches.meanings")}</summary>
           <dl>
             {KINDS.map((k) => (
               <div key={k}>
                 <dt>{KIND_WORD[k]}</dt>
-                <dd>{KIND_MEANING[k]}</dd>
+                <dd>{kindMeaning(k)}</dd>
               </div>
             ))}
           </dl>
         </details>
       </section>
       <section class="panel" aria-labelledby="sent-title">
-        <h2 id="sent-title">Last alerts</h2>
-        {sent.tag === "loading" && <p class="muted">Loading the last alerts…</p>}
+        <h2 id="sent-title">{word("sent.title")}</h2>
+        {sent.tag === "loading" && <p class="muted">{word("sent.loading")}</p>}
         {sent.tag === "failed" && <p class="error-text">{sent.message}</p>}
         {sent.tag === "ok" &&
           (sent.value.length === 0 ? (
-            <p class="muted">No alert yet.</p>
+            <p class="muted">{word("sent.none")}</p>
           ) : (
             // A list, not a table: each alert wraps on a narrow screen instead of scrolling sideways.
             <ul class="identities sent">
               {sent.value.map((a) => (
                 <li key={a.id}>
                   <span>
-                    <strong>{a.spell === undefined ? longDate(a.date) : `From ${longDate(a.date)}`}</strong> · {a.label} ·{" "}
-                    {a.spell === undefined ? (KIND_WORD[a.kind] ?? a.kind) : `${a.spell.severity} ${a.kind === "heatwave" ? "heat wave" : "cold spell"}`}
+                    <strong>{a.spell === undefined ? longDate(a.date) : word("sent.from", { date: longDate(a.date) })}</strong> · {a.label} ·{" "}
+                    {a.spell === undefined ? (KIND_WORD[a.kind] ?? a.kind) : spellName({ ...a, spell: a.spell })}
                   </span>
-                  <span class="muted">{STATUS_WORD[a.status] ?? a.status}</span>
+                  <span class="muted">{statusWord(a.status)}</span>
                 </li>
               ))}
             </ul>

@@ -20,6 +20,7 @@ import {
   VARIABLE_NAME,
   VARIABLE_NOUN
 } from "../format.js"
+import { w } from "../i18n/later.js"
 import type { CalendarPayload, Units, Variable } from "../payloads.js"
 import { useWidth } from "./useWidth.js"
 
@@ -158,8 +159,8 @@ export const CalendarHeatmap = ({
     const value = i === undefined ? null : (series.values[i] ?? null)
     const p = i === undefined ? null : (series.percentiles[i] ?? null)
     const grade =
-      p === null ? "no percentile" : `percentile ${formatPercentile(p)}, ${labelWords(variable, labelOfPercentile(p))}`
-    return `${longDate(date)}: ${VARIABLE_NOUN[variable]} ${formatValue(value, unit, units)}, ${grade}`
+      p === null ? w("percentile.no") : w("calendar.percentile", { p: formatPercentile(p), label: labelWords(variable, labelOfPercentile(p)) })
+    return w("calendar.day", { date: longDate(date), noun: VARIABLE_NOUN[variable], value: formatValue(value, unit, units), grade })
   }
 
   const onKeyDown = (event: KeyboardEvent) => {
@@ -230,7 +231,7 @@ export const CalendarHeatmap = ({
         {/* biome-ignore lint/a11y/useSemanticElements: a table would put every day in the DOM; only the focused one is */}
         <div
           role="grid"
-          aria-label={`${VARIABLE_NAME[variable]} by day, ${longDate(start)} to ${longDate(end)}`}
+          aria-label={w("calendar.grid", { variable: VARIABLE_NAME[variable], from: longDate(start), to: longDate(end) })}
           aria-describedby="calendar-help"
           aria-rowcount={months.length}
           aria-colcount={31}
@@ -257,7 +258,7 @@ export const CalendarHeatmap = ({
         </div>
       </div>
       <p id="calendar-help" class="help">
-        Use the arrow keys to move by day or month, Enter to open a day.
+        {w("calendar.help")}
       </p>
     </div>
   )

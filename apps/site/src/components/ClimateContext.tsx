@@ -4,11 +4,12 @@
  * stripes. A chunk of its own, drawn below the grades; its data (`/trend`, through the client like
  * every other view) is asked for only once it is drawn, so neither slows the grades.
  */
+import { PageMessages } from "@climate-grade/core/rules"
 import { useSignal } from "@preact/signals"
 import { useEffect } from "preact/hooks"
 import { dataClient, describeError, type Result } from "../data.js"
 import type { Cell, TrendPayload, Units } from "../payloads.js"
-import { w } from "../i18n/index.js"
+import { lang, w } from "../i18n/index.js"
 import { periodTexts } from "../trend.js"
 import { Section } from "./Section.js"
 import { WarmingStripes } from "./WarmingStripes.js"
@@ -49,7 +50,7 @@ export const ClimateContext = ({ cell, units }: { cell: Cell; units: Units }) =>
       {data !== null && (
         <>
           {trend.value?.source === "stale" && (
-            <p class="muted">A stored copy, shown while offline: the weather service cannot be reached.</p>
+            <p class="muted">{PageMessages.t(lang(), "context.stale")}</p>
           )}
           <div class="trend-periods">
             {periodTexts(data, units).map((p) => (

@@ -2,10 +2,11 @@
  * One day against its history: for each variable the day's value on a line from the record low to the
  * record high, over the band where 80% of days fall (p10–p90), the middle half (p25–p75) and the median.
  */
-import { tieOf, tieWords } from "@climate-grade/core/grading/Ties"
+import { tieOf } from "@climate-grade/core/grading/Ties"
 import { inkOn, labelColor } from "../colors.js"
-import { formatNumber, formatValue, labelWords, ordinal, unitSymbol, VARIABLE_NAME, VARIABLES } from "../format.js"
+import { formatCount, formatNumber, formatValue, labelWords, percentileText, tieWords, unitSymbol, VARIABLE_NAME, VARIABLES } from "../format.js"
 import type { DayGrade, DayPayload, Units, Variable } from "../payloads.js"
+import { w } from "../i18n/later.js"
 import { useWidth } from "./useWidth.js"
 
 const HEIGHT = 92
@@ -19,24 +20,28 @@ const linear =
   (v: number): number =>
     r0 + ((v - d0) / (d1 - d0)) * (r1 - r0)
 
-const year = (date: string | null) => (date === null ? "" : ` (${date.slice(0, 4)})`)
+/** "record low 1.2 °C (1985)", "record high …": a record's label on the chart, its year when known. */
+const recordText = (which: "low" | "high", value: string, date: string | null) =>
+  date === null ? w(`day.record-${which}`, { value }) : w(`day.record-${which}.year`, { value, year: date.slice(0, 4) })
 
 const describe = (variable: Variable, g: DayGrade, units: Units): string => {
   const c = g.climatology
   const v = (x: number | null) => formatValue(x, g.unit, units)
+  const record = (which: "low" | "high", value: number, date: string | null) =>
+    date === null ? w(`day.describe.record-${which}`, { value: v(value) }) : w(`day.describe.record-${which}.year`, { value: v(value), year: date.slice(0, 4) })
   const parts = [
-    `${VARIABLE_NAME[variable]} ${v(g.value)}`,
-    c.p50 === null ? null : `median ${v(c.p50)}`,
-    c.p25 === null || c.p75 === null ? null : `middle half of days between ${v(c.p25)} and ${v(c.p75)}`,
-    c.p10 === null || c.p90 === null ? null : `80% of days between ${v(c.p10)} and ${v(c.p90)}`,
+    w("day.describe.value", { variable: VARIABLE_NAME[variable], value: v(g.value) }),
+    c.p50 === null ? null : w("day.describe.median", { value: v(c.p50) }),
+    c.p25 === null || c.p75 === null ? null : w("day.describe.middle", { low: v(c.p25), high: v(c.p75) }),
+    c.p10 === null || c.p90 === null ? null : w("day.describe.p1090", { low: v(c.p10), high: v(c.p90) }),
     c.min.value === null
       ? null
       : variable === "precip" && c.min.value === 0
-        ? "driest days had none"
-        : `record low ${v(c.min.value)}${c.min.date === null ? "" : ` in ${c.min.date.slice(0, 4)}`}`,
-    c.max.value === null ? null : `record high ${v(c.max.value)}${c.max.date === null ? "" : ` in ${c.max.date.slice(0, 4)}`}`
+        ? w("day.describe.driest")
+        : record("low", c.min.value, c.min.date),
+    c.max.value === null ? null : record("high", c.max.value, c.max.date)
   ]
-  return parts.filter((p) => p !== null).join("; ")
+  return parts.filter((p) => p !== null).join(w("day.describe.separator"))
 }
 
 const BandChart = ({ variable, grade, units }: { variable: Variable; grade: DayGrade; units: Units }) => {
@@ -46,7 +51,7 @@ const BandChart = ({ variable, grade, units }: { variable: Variable; grade: DayG
   if (values.length === 0) {
     return (
       <div ref={ref} class="band-empty">
-        No history for this date.
+        {w("day.no-history")}
       </div>
     )
   }
@@ -63,9 +68,9 @@ const BandChart = ({ variable, grade, units }: { variable: Variable; grade: DayG
     c.min.value === null
       ? ""
       : variable === "precip" && c.min.value === 0
-        ? `driest ${num(0)} ${sym}`
-        : `record low ${num(c.min.value)} ${sym}${year(c.min.date)}`
-  const highText = c.max.value === null ? "" : `record high ${num(c.max.value)} ${sym}${year(c.max.date)}`
+        ? w("day.driest", { value: `${num(0)} ${sym}` })
+        : recordText("low", `${num(c.min.value)} ${sym}`, c.min.date)
+  const highText = c.max.value === null ? "" : recordText("high", `${num(c.max.value)} ${sym}`, c.max.date)
   // On a narrow screen the two record labels would collide: put them on two lines.
   const stacked =
     c.min.value !== null && c.max.value !== null && x(c.min.value) + textWidth(lowText) + 12 > x(c.max.value) - textWidth(highText)
@@ -98,7 +103,7 @@ const BandChart = ({ variable, grade, units }: { variable: Variable; grade: DayG
           <>
             <line x1={x(c.p50)} x2={x(c.p50)} y1={TRACK_Y - 13} y2={TRACK_Y + 13} stroke="#1f2a44" stroke-width={2.5} />
             <text x={x(c.p50)} y={TRACK_Y + 28} text-anchor={anchor(x(c.p50))} class="band-label">
-              median {num(c.p50)}
+              {w("day.median", { value: num(c.p50) })}
             </text>
           </>
         )}
@@ -122,16 +127,11 @@ const BandChart = ({ variable, grade, units }: { variable: Variable; grade: DayG
   )
 }
 
-const SOURCE_WORDS: Record<DayPayload["source"], string> = {
-  history: "Values from the ERA5 record.",
-  forecast: "Values from the forecast: this day is not in the ERA5 record yet.",
-  none: "No values for this day yet: its history alone is shown."
-}
 
 export const DayView = ({ day, units }: { day: DayPayload; units: Units }) => (
   <div class="dayview">
     <p class="dayview-source">
-      {SOURCE_WORDS[day.source]}
+      {w(`day.source.${day.source}`)}
     </p>
     {VARIABLES.map((variable) => {
       const g = day.variables[variable]
@@ -148,11 +148,12 @@ export const DayView = ({ day, units }: { day: DayPayload; units: Units }) => (
                   {labelWords(variable, g.label)}
                 </span>{" "}
                 <span class="muted">
-                  {ordinal(g.percentile)} percentile{tie === null ? "" : ` · ${tieWords(variable, tie)}`}
+                  {percentileText(g.percentile)}
+                  {tie === null ? "" : ` · ${tieWords(variable, tie)}`}
                 </span>
               </>
             ) : g.value !== null ? (
-              <span class="muted"> — no percentile: only {g.n} comparable days</span>
+              <span class="muted"> — {w("day.ungraded", { n: formatCount(g.n) })}</span>
             ) : null}
           </h3>
           <BandChart variable={variable} grade={g} units={units} />
@@ -161,16 +162,16 @@ export const DayView = ({ day, units }: { day: DayPayload; units: Units }) => (
     })}
     <div class="band-key" aria-hidden="true">
       <span>
-        <span class="key-swatch key-p1090" /> 80% of days (p10–p90)
+        <span class="key-swatch key-p1090" /> {w("day.key.p1090")}
       </span>
       <span>
-        <span class="key-swatch key-p2575" /> middle half (p25–p75)
+        <span class="key-swatch key-p2575" /> {w("day.key.p2575")}
       </span>
       <span>
-        <span class="key-median" /> median
+        <span class="key-median" /> {w("day.key.median")}
       </span>
       <span>
-        <span class="key-dot" /> this day
+        <span class="key-dot" /> {w("day.key.this")}
       </span>
     </div>
   </div>

@@ -1,14 +1,15 @@
 /**
  * Everything of a place below today's grades: the coming 16 days, the day view with its date field,
- * the two-year calendar, the climate context and the provenance. A chunk of its own, fetched once the
- * grades show; the calendar's drawing and keyboard model, and the climate context with its data, are
- * further chunks.
+ * the two-year calendar, the climate context, the spells and the provenance. A chunk of its own,
+ * fetched once the grades show; each section is drawn when it comes near the screen. The calendar's
+ * drawing and keyboard model, the climate context and the spells (with their data) are further chunks.
  */
 import { useSignal } from "@preact/signals"
-import { useEffect, useState } from "preact/hooks"
-import { lazy } from "../lazy.js"
+import type { ComponentChildren } from "preact"
+import { lazy, WhenNear } from "../lazy.js"
 import { longDate, sinceYearOf, VARIABLE_NAME, VARIABLES } from "../format.js"
-import { w } from "../i18n/index.js"
+import { PageMessages } from "@climate-grade/core/rules"
+import { lang, w } from "../i18n/index.js"
 import type { Variable } from "../payloads.js"
 import { address, baseDay, dayFailure, dayLoading, go, pickDate, place, shownDay, today, units } from "../state.js"
 import { DayView } from "./DayView.js"
@@ -66,27 +67,29 @@ const DatePicker = ({ selected, min, max }: { selected: string | null; min: stri
   )
 }
 
-/** The sections, in page order. */
-const SECTIONS = 4
-
 /**
- * How many sections are drawn: one more per task, so that drawing what lies below the grades never
- * holds the main thread long in one piece (a phone's long tasks are what makes a page feel stuck).
+ * A section below the grades, drawn when it comes near the screen (`WhenNear`): a phone shows none
+ * of them on its first screen, and drawing them all at load was about half the page's main-thread
+ * work there (the forecast strip alone is some 340 elements). Until then its panel and title stand in
+ * for it, tall enough that scrolling brings one section near at a time, so the page's headings, a
+ * link to `#id` and a screen reader's list of headings still find every section.
  */
-const useProgressive = (total: number) => {
-  const [shown, setShown] = useState(1)
-  useEffect(() => {
-    if (shown >= total) return
-    const next = setTimeout(() => setShown(shown + 1), 0)
-    return () => clearTimeout(next)
-  }, [shown, total])
-  return shown
-}
+const Later = ({ id, title, now = false, children }: { id: string; title: string; now?: boolean; children: ComponentChildren }) => (
+  <WhenNear
+    now={now}
+    placeholder={
+      <section class="panel section-pending" aria-labelledby={`${id}-title`} id={id}>
+        <h2 id={`${id}-title`}>{title}</h2>
+      </section>
+    }
+  >
+    {children}
+  </WhenNear>
+)
 
 export const Details = () => {
   const p = place.value
   const calendarVariable = useSignal<Variable>("tmax")
-  const shown = useProgressive(SECTIONS)
   if (p === null) return null
   const u = units.value
   const day = shownDay.value
@@ -94,21 +97,21 @@ export const Details = () => {
   const n = todayDay.variables.tmax.climatology.n
   const sinceYear = sinceYearOf(Math.max(n, todayDay.variables.tmin.climatology.n), todayDay.date)
   const selected = day?.data.date ?? null
+  const dayTitle = day === null ? w("day.title") : w("day.title.date", { date: longDate(day.data.date) })
   return (
     <>
       {p.forecast !== null && (
-        <Section
-          id="forecast"
-          title={w("forecast.title")}
-          intro={w("forecast.intro")}
-        >
-          <ForecastStrip forecast={p.forecast.data} units={u} selected={selected} today={today.value} onPick={pickDate} />
-          <Legend variable="tmax" records={false} />
-          <Legend variable="precip" records={false} />
-        </Section>
+        <Later id="forecast" title={w("forecast.title")}>
+          <Section id="forecast" title={w("forecast.title")} intro={w("forecast.intro")}>
+            <ForecastStrip forecast={p.forecast.data} units={u} selected={selected} today={today.value} onPick={pickDate} />
+            <Legend variable="tmax" records={false} />
+            <Legend variable="precip" records={false} />
+          </Section>
+        </Later>
       )}
-      {shown >= 2 && (
-        <Section id="day" title={day === null ? w("day.title") : w("day.title.date", { date: longDate(day.data.date) })}>
+      {/* An address with a day in it came for that day: its view is drawn at once. */}
+      <Later id="day" title={dayTitle} now={address.value.date !== null}>
+        <Section id="day" title={dayTitle}>
           <div aria-live="polite" aria-busy={dayLoading.value}>
             {dayLoading.value && <p class="muted">{w("day.loading", { date: address.value.date ?? "" })}</p>}
             {dayFailure.value !== null && <p class="error-text">{w("day.failed", { why: dayFailure.value })}</p>}
@@ -121,13 +124,9 @@ export const Details = () => {
             max={p.forecast?.data.days.at(-1)?.date ?? todayDay.date}
           />
         </Section>
-      )}
-      {shown >= 3 && (
-        <Section
-          id="calendar"
-          title={w("calendar.title")}
-          intro={w("calendar.intro")}
-        >
+      </Later>
+      <Later id="calendar" title={w("calendar.title")}>
+        <Section id="calendar" title={w("calendar.title")} intro={w("calendar.intro")}>
           <fieldset class="toggle">
             <legend class="sr-only">{w("calendar.show")}</legend>
             {VARIABLES.map((v) => (
@@ -145,20 +144,18 @@ export const Details = () => {
               </label>
             ))}
           </fieldset>
-          <CalendarHeatmap
-            calendar={p.calendar.data}
-            units={u}
-            variable={calendarVariable.value}
-            selected={selected}
-            onPick={pickDate}
-          />
+          <CalendarHeatmap calendar={p.calendar.data} units={u} variable={calendarVariable.value} selected={selected} onPick={pickDate} />
           <Legend variable={calendarVariable.value === "precip" ? "precip" : "tmax"} records={false} />
         </Section>
-      )}
-      {/* Its placeholder until its chunk is here: drawn in the provenance's task. */}
-      {shown >= 4 && <ClimateContext cell={p.cell} units={u} />}
-      {shown >= 4 && <Spells cell={p.cell} today={today.value} />}
-      {shown >= 4 && (
+      </Later>
+      {/* These two fetch their chunk and their data only once drawn. */}
+      <Later id="trend" title={w("context.title")}>
+        <ClimateContext cell={p.cell} units={u} />
+      </Later>
+      <Later id="spells" title={PageMessages.t(lang(), "spells.title")}>
+        <Spells cell={p.cell} today={today.value} />
+      </Later>
+      <Later id="about" title={w("about.title")}>
         <Section id="about" title={w("about.title")}>
           <Provenance
             cell={p.cell}
@@ -168,8 +165,7 @@ export const Details = () => {
             issued={p.grade?.data.issued ?? p.forecast?.data.issued ?? null}
           />
         </Section>
-      )}
-      {shown < SECTIONS && <div class="details-pending" />}
+      </Later>
     </>
   )
 }

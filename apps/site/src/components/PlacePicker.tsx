@@ -7,16 +7,16 @@ import { useEffect, useRef, useState } from "preact/hooks"
 import { fitName } from "../address.js"
 import { getJson } from "../api.js"
 import { formatCoordinates } from "../format.js"
-import { w } from "../i18n/index.js"
+import { laterWords, w } from "../i18n/index.js"
 import type { Failure } from "../refusal.js"
 import type { RecentPlace } from "../storage.js"
 
 // Reading coordinates and wording a failure are needed only once something is submitted: chunks of
 // their own, so the first view does not carry them.
-const coordinates = () => import("../coordinates.js")
+const coordinates = () => Promise.all([import("../coordinates.js"), laterWords()]).then(([m]) => m)
 const failureWords = (failure: Failure) =>
-  import("../refusal.js").then(
-    (m) => m.searchFailureWords(failure),
+  Promise.all([import("../refusal.js"), laterWords()]).then(
+    ([m]) => m.searchFailureWords(failure),
     // The words' chunk did not come either: the network is gone.
     () => w("search.unreachable")
   )

@@ -9,12 +9,17 @@
  */
 import { useSignal } from "@preact/signals"
 import { useEffect, useMemo } from "preact/hooks"
-import { addDays, dayNumber } from "../format.js"
+import { PageMessages } from "@climate-grade/core/rules"
+import { addDays, dayNumber, formatCount } from "../format.js"
+import { lang } from "../i18n/index.js"
 import type { Cell } from "../payloads.js"
-import { KIND_COLOR, KIND_NAME, type Spell, SPELL_KINDS, type SpellKind, type SpellsPayload, spanWords, spellWords } from "../spells.js"
+import { KIND_COLOR, kindName, type Spell, SPELL_KINDS, type SpellKind, type SpellsPayload, spanWords, spellWords } from "../spells.js"
 import { loadSpells, spells } from "../spellsData.js"
 import { Section } from "./Section.js"
 import { useWidth } from "./useWidth.js"
+
+/** The core's words in the page's language. */
+const t = (key: PageMessages.Key, values?: PageMessages.Values): string => PageMessages.t(lang(), key, values)
 
 const ROW = 18
 const LABEL = 78
@@ -47,7 +52,7 @@ const Timeline = ({ data, today }: { data: SpellsPayload; today: string }) => {
         {SPELL_KINDS.map((k, row) => (
           <g key={k}>
             <text x={0} y={row * ROW + 13} class="spell-axis">
-              {KIND_NAME[k]}
+              {kindName(k)}
             </text>
             <path d={`M${LABEL} ${row * ROW + ROW / 2}H${LABEL + plot}`} class="spell-track" />
             <path d={paths[k].join("")} fill={KIND_COLOR[k]} />
@@ -66,7 +71,7 @@ const Timeline = ({ data, today }: { data: SpellsPayload; today: string }) => {
         })}
         <path d={`M${todayX.toFixed(1)} 0V${SPELL_KINDS.length * ROW + 4}`} class="spell-today" />
         <text x={Math.min(todayX + 3, LABEL + plot - 34)} y={height - 6} class="spell-axis spell-today-label">
-          today
+          {t("spells.today")}
         </text>
       </svg>
     </div>
@@ -74,20 +79,20 @@ const Timeline = ({ data, today }: { data: SpellsPayload; today: string }) => {
 }
 
 const TopTable = ({ kind, spells: list, since }: { kind: SpellKind; spells: ReadonlyArray<Spell>; since: string }) => {
-  const measure = kind === "heat" || kind === "cold" ? "Peak (°C²)" : kind === "wet" ? "Total (mm)" : null
-  if (list.length === 0) return <p class="muted">No {KIND_NAME[kind].toLowerCase()} in the record here.</p>
+  const measure = kind === "heat" || kind === "cold" ? t("spells.col.peak") : kind === "wet" ? t("spells.col.total") : null
+  if (list.length === 0) return <p class="muted">{t(`spells.none.${kind}`)}</p>
   return (
     <table class="spell-top">
       <caption>
-        {KIND_NAME[kind]}: the {list.length} most extreme here since {since}
+        {t("spells.caption", { kinds: kindName(kind), n: list.length, since })}
       </caption>
       <thead>
         <tr>
-          <th scope="col">Rank</th>
-          <th scope="col">Dates</th>
-          <th scope="col">Days</th>
+          <th scope="col">{t("spells.col.rank")}</th>
+          <th scope="col">{t("spells.col.dates")}</th>
+          <th scope="col">{t("spells.col.days")}</th>
           {measure !== null && <th scope="col">{measure}</th>}
-          {(kind === "heat" || kind === "cold") && <th scope="col">Severity</th>}
+          {(kind === "heat" || kind === "cold") && <th scope="col">{t("spells.col.severity")}</th>}
         </tr>
       </thead>
       <tbody>
@@ -96,11 +101,11 @@ const TopTable = ({ kind, spells: list, since }: { kind: SpellKind; spells: Read
             <td>{s.rank_peak ?? s.rank_total ?? s.rank_days}</td>
             <th scope="row">
               {spanWords(s.start, s.end)}
-              {s.forecast ? " (forecast)" : ""}
+              {s.forecast ? ` ${t("spells.forecast")}` : ""}
             </th>
             <td>{s.days}</td>
-            {measure !== null && <td>{(s.peak ?? s.total ?? 0).toFixed(1)}</td>}
-            {(kind === "heat" || kind === "cold") && <td>{s.severity}</td>}
+            {measure !== null && <td>{formatCount(s.peak ?? s.total ?? 0, 1)}</td>}
+            {(kind === "heat" || kind === "cold") && <td>{s.severity === undefined ? "" : t(`severity.${s.severity}`)}</td>}
           </tr>
         ))}
       </tbody>
@@ -134,9 +139,14 @@ const YearsChart = ({ data }: { data: SpellsPayload }) => {
   const most = (k: "heat_days" | "cold_days") => years.reduce((a, b) => (b[k] > a[k] ? b : a), years[0]!)
   const mh = most("heat_days")
   const mc = most("cold_days")
-  const label =
-    `Heat-wave days (up) and cold-spell days (down) per year, ${years[0]!.year} to ${years[n - 1]!.year}: ` +
-    `most heat-wave days in ${mh.year} (${mh.heat_days}), most cold-spell days in ${mc.year} (${mc.cold_days}).`
+  const label = t("spells.chart", {
+    from: years[0]!.year,
+    to: years[n - 1]!.year,
+    heatYear: mh.year,
+    heat: mh.heat_days,
+    coldYear: mc.year,
+    cold: mc.cold_days
+  })
   const ticks = years.filter((y) => y.year % (n > 40 ? 20 : 10) === 0)
   return (
     <figure class="spell-years" ref={ref}>
@@ -169,30 +179,28 @@ export const Spells = ({ cell, today }: { cell: Cell; today: string | null }) =>
   return (
     <Section
       id="spells"
-      title="Heat waves, cold spells, dry and wet spells"
-      intro={
-        <>
-          Heat waves and cold spells by the Excess Heat Factor (three or more days whose mean temperature is above this place's
-          hottest 5% of days and above the month before; cold spells the mirror), ranked by their peak. Dry spells: 5 or more days
-          under 1 mm; wet spells: 3 or more days of 1 mm or more.
-        </>
-      }
+      title={t("spells.title")}
+      intro={t("spells.intro")}
     >
       <div aria-live="polite" aria-busy={data === null && failure === null}>
-        {data === null && failure === null && <p class="muted">Loading the place's spells…</p>}
-        {failure !== null && <p class="error-text">The spells could not be loaded: {failure}</p>}
+        {data === null && failure === null && <p class="muted">{t("spells.loading")}</p>}
+        {failure !== null && <p class="error-text">{t("spells.failed", { why: failure })}</p>}
       </div>
       {data !== null && day !== null && (
         <>
           {data.thresholds === null && (
-            <p class="muted">The record here holds no 30 whole years yet, so heat waves and cold spells cannot be told.</p>
+            <p class="muted">{t("spells.no-thresholds")}</p>
           )}
-          <h3>The last two years and the coming days</h3>
+          <h3>{t("spells.recent")}</h3>
           <Timeline data={data} today={day} />
           {/* The list is drawn only while open: two years of spells are a hundred elements or more,
               which a closed list would add to every page's DOM for nothing. */}
           <details class="spell-list" onToggle={(e) => (listOpen.value = (e.currentTarget as HTMLDetailsElement).open)}>
-            <summary>These {data.recent.length} spells as a list</summary>
+            <summary>
+              {t(new Intl.PluralRules(lang()).select(data.recent.length) === "one" ? "spells.as-list.one" : "spells.as-list", {
+                n: data.recent.length
+              })}
+            </summary>
             {listOpen.value && (
               <ul>
                 {data.recent.map((s) => (
@@ -201,9 +209,9 @@ export const Spells = ({ cell, today }: { cell: Cell; today: string | null }) =>
               </ul>
             )}
           </details>
-          <h3>The most extreme here</h3>
+          <h3>{t("spells.top")}</h3>
           <fieldset class="toggle spell-kinds">
-            <legend class="sr-only">Show the most extreme</legend>
+            <legend class="sr-only">{t("spells.show-top")}</legend>
             {SPELL_KINDS.map((k) => (
               <label key={k} class={kind.value === k ? "is-on" : ""}>
                 <input
@@ -215,14 +223,14 @@ export const Spells = ({ cell, today }: { cell: Cell; today: string | null }) =>
                     kind.value = k
                   }}
                 />
-                {KIND_NAME[k]}
+                {kindName(k)}
               </label>
             ))}
           </fieldset>
           <div class="table-scroll">
             <TopTable kind={kind.value} spells={data.top[kind.value]} since={data.first.slice(0, 4)} />
           </div>
-          <h3>Heat-wave and cold-spell days per year</h3>
+          <h3>{t("spells.per-year")}</h3>
           <YearsChart data={data} />
         </>
       )}

@@ -7,6 +7,7 @@
  * stripe under it; a click or tap chooses it.
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks"
+import { w as word } from "../i18n/later.js"
 import type { TrendPayload, Units } from "../payloads.js"
 import { extentOf, formatDifference, STRIPE_COLOURS, stripeColour, stripesOf, stripeWords } from "../trend.js"
 import { useWidth } from "./useWidth.js"
@@ -58,7 +59,7 @@ export const WarmingStripes = ({ trend, units }: { trend: TrendPayload; units: U
   }, [stripes, extent, w, height])
 
   if (n === 0 || reference === null) {
-    return <p class="muted">The record holds no complete year with a mean temperature yet, so there are no stripes to draw.</p>
+    return <p class="muted">{word("stripes.none")}</p>
   }
   const first = stripes[0]!.year
   const last = stripes[n - 1]!.year
@@ -76,14 +77,9 @@ export const WarmingStripes = ({ trend, units }: { trend: TrendPayload; units: U
     setHovered(null)
     setChosen((i) => Math.min(n - 1, Math.max(0, move(i))))
   }
-  const averageWords = isBaseline
-    ? `the ${reference.from}–${reference.to} average`
-    : `the average of every complete year (${reference.from}–${reference.to}), as the record holds no 30 whole years`
   return (
     <figure class="stripes" aria-labelledby="stripes-title">
-      <h3 id="stripes-title">
-        Warming stripes, {first}–{last}
-      </h3>
+      <h3 id="stripes-title">{word("stripes.title", { first, last })}</h3>
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: the slider over the drawing is the keyboard's way in */}
       {/* biome-ignore lint/a11y/noStaticElementInteractions: a click on the drawing chooses the year under it */}
       <div
@@ -117,7 +113,7 @@ export const WarmingStripes = ({ trend, units }: { trend: TrendPayload; units: U
           ref={slider}
           role="slider"
           tabIndex={0}
-          aria-label="Year of the warming stripes"
+          aria-label={word("stripes.slider")}
           aria-describedby="stripes-help"
           aria-valuemin={first}
           aria-valuemax={last}
@@ -145,10 +141,7 @@ export const WarmingStripes = ({ trend, units }: { trend: TrendPayload; units: U
         <span class="num">{formatDifference(extent, units)}</span>
       </div>
       <figcaption id="stripes-help" class="help">
-        What this shows: each stripe is one complete year since {first}, coloured by its mean temperature (the average of the
-        daily high and low) against {averageWords}: blue years were cooler, red years warmer, and the deeper the colour the
-        further from it. Grey marks a year with too few days of values. Point at a stripe, or use the arrow keys, to read its
-        year.
+        {word(isBaseline ? "stripes.help" : "stripes.help.all", { first, from: reference.from, to: reference.to })}
       </figcaption>
     </figure>
   )

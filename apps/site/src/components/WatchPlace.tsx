@@ -8,21 +8,21 @@
 import { signal } from "@preact/signals"
 import { useEffect, useState } from "preact/hooks"
 import { getJson } from "../api.js"
-import { w } from "../i18n/index.js"
+import { w } from "../i18n/later.js"
 import { plainDetail } from "../refusal.js"
 import { maybeSignedIn, rememberName, rememberSignedIn } from "../storage.js"
 import { SignInToWatch } from "./SignInToWatch.js"
 import {
   type AlertsConfig,
   isCell,
-  KIND_HINT,
   KIND_WORD,
   DAILY_KINDS as KINDS,
   type Kind,
   kindsInWords,
   loadConfig,
   loadWatches,
-  NOT_CONFIGURED,
+  kindHint,
+  notConfigured,
   type Watch,
   watchPlace
 } from "../watches.js"
@@ -115,7 +115,7 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon, name, accountHref }: Wa
   const submit = async (event: Event) => {
     event.preventDefault()
     if (kinds.length === 0) {
-      setError("Choose at least one kind of extreme to watch for.")
+      setError(w("watch.none-chosen"))
       return
     }
     setBusy(true)
@@ -130,21 +130,21 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon, name, accountHref }: Wa
         setEditing(false)
         setNotice(
           answer.status === 201
-            ? `You now watch ${answer.body.label} for ${kindsInWords(answer.body.kinds)}.`
-            : `${answer.body.label} is now watched for ${kindsInWords(answer.body.kinds)}.`
+            ? w("watch.now", { place: answer.body.label, kinds: kindsInWords(answer.body.kinds) })
+            : w("watch.now-for", { place: answer.body.label, kinds: kindsInWords(answer.body.kinds) })
         )
       } else if (answer.code === "watch-limit-reached") {
         setError(
-          `You already watch the most places allowed${config.value === null ? "" : ` (${config.value.watch_limit})`}. Stop watching one on the account page first.${plainDetail(answer.detail) === null ? "" : ` (${plainDetail(answer.detail)})`}`
+          `${config.value === null ? w("watch.limit") : w("watch.limit.n", { n: config.value.watch_limit })}${plainDetail(answer.detail) === null ? "" : ` (${plainDetail(answer.detail)})`}`
         )
       } else if (answer.status === 401) {
         rememberSignedIn(false)
         session.value = "visitor"
       } else {
-        setError(plainDetail(answer.detail) ?? "This place could not be watched. Try again later.")
+        setError(plainDetail(answer.detail) ?? w("watch.failed"))
       }
     } catch {
-      setError("The service could not be reached. Check the connection and try again.")
+      setError(w("unreachable"))
     } finally {
       setBusy(false)
     }
@@ -155,15 +155,15 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon, name, accountHref }: Wa
     <div class="watch-place">
       {watch !== null && (
         <p class="watching">
-          Watching {watch.label} for {kindsInWords(watch.kinds)}. <a href={accountHref}>Your watched places</a>
+          {w("watch.watching", { place: watch.label, kinds: kindsInWords(watch.kinds) })} <a href={accountHref}>{w("watch.yours")}</a>
         </p>
       )}
       {showForm ? (
         <form class="watch-form" onSubmit={submit}>
           <fieldset class="watch-kinds">
-            <legend>Alert me by direct message about extreme</legend>
+            <legend>{w("watch.legend")}</legend>
             {KINDS.map((k) => (
-              <label key={k} title={KIND_HINT[k]}>
+              <label key={k} title={kindHint(k)}>
                 <input
                   type="checkbox"
                   checked={kinds.includes(k)}
@@ -183,10 +183,10 @@ export const WatchPlace = ({ lat, lon, cellLat, cellLon, name, accountHref }: Wa
         </form>
       ) : (
         <button type="button" class="button" onClick={() => setEditing(true)}>
-          Watching — change kinds
+          {w("watch.change")}
         </button>
       )}
-      {config.value !== null && !config.value.delivery_configured && <p class="muted">{NOT_CONFIGURED}</p>}
+      {config.value !== null && !config.value.delivery_configured && <p class="muted">{notConfigured()}</p>}
       <p role="status" class="muted">
         {notice}
       </p>

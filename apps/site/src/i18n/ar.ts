@@ -1,5 +1,9 @@
 /** The site's words in Arabic, right to left (docs/i18n.md notes the term choices). */
+import type { DateWords } from "./dates.js"
 import type { SiteCatalog } from "./en.js"
+
+// The core's words in this language travel in this chunk too (the page holds no other's).
+export { ar as core } from "@climate-grade/core/i18n/catalogs/ar"
 
 const ar: SiteCatalog = {
   "skip": "انتقل إلى التقييمات",
@@ -185,7 +189,29 @@ const ar: SiteCatalog = {
   "data.confirm.what":
     "سيُحذف الحساب {email} وهوياته المرتبطة وأماكنه المتابَعة وتنبيهاته ورسائله غير المرسلة نهائيًا، وتنتهي كل الجلسات. لا يمكن التراجع عن ذلك.",
   "data.cancel": "إلغاء",
-  "data.confirm": "احذف حسابي"
+  "data.confirm": "احذف حسابي",
+  // account, refusals, addresses, chart descriptions (what is drawn after the grades: ./later/)
+  "address.none": "هذا العنوان لا يُظهر أي مكان: {problems}.",
+  "address.both": "{first}، و{second}",
+  "address.quoted": "«{text}»",
+  "address.lat.nan": "خط العرض فيه، {value}، ليس رقمًا",
+  "address.lon.nan": "خط الطول فيه، {value}، ليس رقمًا",
+  "address.lat.range": "خط العرض فيه، {value}، خارج النطاق من −90 إلى 90",
+  "address.lon.range": "خط الطول فيه، {value}، خارج النطاق من −180 إلى 180",
+  "address.lat-only": "هذا العنوان لا يُظهر أي مكان: فيه خط عرض بلا خط طول.",
+  "address.lon-only": "هذا العنوان لا يُظهر أي مكان: فيه خط طول بلا خط عرض."
 }
 
 export default ar
+
+/** Dates in this language, as Intl.DateTimeFormat writes them (see ./dates.ts). */
+export const dates: DateWords = {
+  months: ["يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر", "ديسمبر"],
+  monthsShort: ["يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر", "ديسمبر"],
+  weekdays: ["الأحد", "الاثنين", "الثلاثاء", "الأربعاء", "الخميس", "الجمعة", "السبت"],
+  weekdaysLong: ["الأحد", "الاثنين", "الثلاثاء", "الأربعاء", "الخميس", "الجمعة", "السبت"],
+  long: "{weekday}، {day} {month} {year}",
+  short: "{weekday}، {day} {month}",
+  dayMonth: "{day} {month}",
+  month: "{month}"
+}

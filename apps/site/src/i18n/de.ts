@@ -1,5 +1,9 @@
 /** The site's words in German (docs/i18n.md notes the term choices). */
+import type { DateWords } from "./dates.js"
 import type { SiteCatalog } from "./en.js"
+
+// The core's words in this language travel in this chunk too (the page holds no other's).
+export { de as core } from "@climate-grade/core/i18n/catalogs/de"
 
 const de: SiteCatalog = {
   "skip": "Zu den Bewertungen springen",
@@ -117,12 +121,12 @@ const de: SiteCatalog = {
   "headline.dry.today": "Heute kein Niederschlag: {tie} {since}.",
   "headline.dry.other": "An diesem Tag kein Niederschlag: {tie} {since}.",
   "headline.ungraded": "{when}: {noun} {value} lässt sich nicht bewerten: Es gibt nur {n} vergleichbare Tage, ein Perzentil braucht mindestens 30.",
-  "headline.record.hottest": "{when}: {noun} {value}, der höchste für diese Jahreszeit {since} — ein Rekordhoch{previous}.",
-  "headline.record.warmest-low": "{when}: {noun} {value}, der wärmste für diese Jahreszeit {since} — ein Rekordhoch{previous}.",
-  "headline.record.coldest-high": "{when}: {noun} {value}, der kälteste für diese Jahreszeit {since} — ein Rekordtief{previous}.",
-  "headline.record.coldest-low": "{when}: {noun} {value}, der tiefste für diese Jahreszeit {since} — ein Rekordtief{previous}.",
-  "headline.record.wettest": "{when}: {noun} {value}, so viel wie nie für diese Jahreszeit {since} — Rekordnässe{previous}.",
-  "headline.record.driest": "{when}: {noun} {value}, so wenig wie nie für diese Jahreszeit {since} — ein Rekordtief{previous}.",
+  "headline.record.hottest": "{when}: {noun} {value}, der höchste für diese Jahreszeit {since} — ein Wärmerekord{previous}.",
+  "headline.record.warmest-low": "{when}: {noun} {value}, der wärmste für diese Jahreszeit {since} — ein Wärmerekord{previous}.",
+  "headline.record.coldest-high": "{when}: {noun} {value}, der kälteste für diese Jahreszeit {since} — ein Kälterekord{previous}.",
+  "headline.record.coldest-low": "{when}: {noun} {value}, der tiefste für diese Jahreszeit {since} — ein Kälterekord{previous}.",
+  "headline.record.wettest": "{when}: {noun} {value}, so viel wie nie für diese Jahreszeit {since} — ein Niederschlagsrekord{previous}.",
+  "headline.record.driest": "{when}: {noun} {value}, so wenig wie nie für diese Jahreszeit {since} — ein Trockenrekord{previous}.",
   "headline.previous.highest": " (bisheriger Rekord: {value})",
   "headline.previous.lowest": " (bisheriger Rekord: {value})",
   "headline.previous.highest.year": " (bisheriger Rekord: {value} im Jahr {year})",
@@ -190,7 +194,31 @@ const de: SiteCatalog = {
   "data.confirm.what":
     "Das Konto {email}, seine verknüpften Identitäten, beobachteten Orte, Warnungen und nicht gesendeten Nachrichten werden endgültig gelöscht, und jede Sitzung endet. Das lässt sich nicht rückgängig machen.",
   "data.cancel": "Abbrechen",
-  "data.confirm": "Mein Konto löschen"
+  "data.confirm": "Mein Konto löschen",
+  // account, refusals, addresses, chart descriptions (what is drawn after the grades: ./later/)
+  "address.none": "Diese Adresse zeigt keinen Ort: {problems}.",
+  "address.both": "{first}, und {second}",
+  "address.quoted": "„{text}“",
+  "address.lat.nan": "ihre Breite, {value}, ist keine Zahl",
+  "address.lon.nan": "ihre Länge, {value}, ist keine Zahl",
+  "address.lat.range": "ihre Breite, {value}, liegt außerhalb von −90 bis 90",
+  "address.lon.range": "ihre Länge, {value}, liegt außerhalb von −180 bis 180",
+  "address.lat-only": "Diese Adresse zeigt keinen Ort: sie nennt eine Breite, aber keine Länge.",
+  "address.lon-only": "Diese Adresse zeigt keinen Ort: sie nennt eine Länge, aber keine Breite."
 }
 
 export default de
+
+/** Dates in this language, as Intl.DateTimeFormat writes them (see ./dates.ts). */
+export const dates: DateWords = {
+  months: ["Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"],
+  monthsShort: ["Jan.", "Feb.", "März", "Apr.", "Mai", "Juni", "Juli", "Aug.", "Sept.", "Okt.", "Nov.", "Dez."],
+  monthsShortAlone: ["Jan", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez"],
+  weekdays: ["So.", "Mo.", "Di.", "Mi.", "Do.", "Fr.", "Sa."],
+  weekdaysAlone: ["So", "Mo", "Di", "Mi", "Do", "Fr", "Sa"],
+  weekdaysLong: ["Sonntag", "Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag"],
+  long: "{weekday}, {day}. {month} {year}",
+  short: "{weekday}, {day}. {month}",
+  dayMonth: "{day}. {month}",
+  month: "{month}"
+}

@@ -199,6 +199,16 @@ export const en = {
     "The account {email}, its linked identities, watched places, alerts and unsent messages are deleted for good, and every session ends. This cannot be undone.",
   "data.cancel": "Cancel",
   "data.confirm": "Delete my account",
+  // account, refusals, addresses, chart descriptions (what is drawn after the grades: ./later/)
+  "address.none": "This address shows no place: {problems}.",
+  "address.both": "{first}, and {second}",
+  "address.quoted": "“{text}”",
+  "address.lat.nan": "its latitude, {value}, is not a number",
+  "address.lon.nan": "its longitude, {value}, is not a number",
+  "address.lat.range": "its latitude, {value}, is outside −90 to 90",
+  "address.lon.range": "its longitude, {value}, is outside −180 to 180",
+  "address.lat-only": "This address shows no place: it gives a latitude but no longitude.",
+  "address.lon-only": "This address shows no place: it gives a longitude but no latitude.",
 } as const
 
 export type SiteKey = keyof typeof en

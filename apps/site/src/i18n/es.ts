@@ -1,5 +1,9 @@
 /** The site's words in Spanish (docs/i18n.md notes the term choices). */
+import type { DateWords } from "./dates.js"
 import type { SiteCatalog } from "./en.js"
+
+// The core's words in this language travel in this chunk too (the page holds no other's).
+export { es as core } from "@climate-grade/core/i18n/catalogs/es"
 
 const es: SiteCatalog = {
   "skip": "Ir a las valoraciones",
@@ -117,11 +121,11 @@ const es: SiteCatalog = {
   "headline.dry.today": "Hoy sin precipitación: {tie} {since}.",
   "headline.dry.other": "Ese día sin precipitación: {tie} {since}.",
   "headline.ungraded": "{when}, {noun} de {value}: no se puede valorar; solo hay {n} días comparables y un percentil necesita al menos 30.",
-  "headline.record.hottest": "{when}, {noun} de {value}: la más alta para esta época del año {since} — máximo récord{previous}.",
-  "headline.record.warmest-low": "{when}, {noun} de {value}: la más cálida para esta época del año {since} — máximo récord{previous}.",
-  "headline.record.coldest-high": "{when}, {noun} de {value}: la más fría para esta época del año {since} — mínimo récord{previous}.",
-  "headline.record.coldest-low": "{when}, {noun} de {value}: la más baja para esta época del año {since} — mínimo récord{previous}.",
-  "headline.record.wettest": "{when}, {noun} de {value}: la mayor para esta época del año {since} — lluvia récord{previous}.",
+  "headline.record.hottest": "{when}, {noun} de {value}: la más alta para esta época del año {since} — récord de calor{previous}.",
+  "headline.record.warmest-low": "{when}, {noun} de {value}: la más cálida para esta época del año {since} — récord de calor{previous}.",
+  "headline.record.coldest-high": "{when}, {noun} de {value}: la más fría para esta época del año {since} — récord de frío{previous}.",
+  "headline.record.coldest-low": "{when}, {noun} de {value}: la más baja para esta época del año {since} — récord de frío{previous}.",
+  "headline.record.wettest": "{when}, {noun} de {value}: la mayor para esta época del año {since} — récord de lluvia{previous}.",
   "headline.record.driest": "{when}, {noun} de {value}: la menor para esta época del año {since} — mínimo récord{previous}.",
   "headline.previous.highest": " (récord anterior: {value})",
   "headline.previous.lowest": " (récord anterior: {value})",
@@ -190,7 +194,29 @@ const es: SiteCatalog = {
   "data.confirm.what":
     "La cuenta {email}, sus identidades vinculadas, lugares seguidos, avisos y mensajes no enviados se eliminan para siempre, y todas las sesiones terminan. No se puede deshacer.",
   "data.cancel": "Cancelar",
-  "data.confirm": "Eliminar mi cuenta"
+  "data.confirm": "Eliminar mi cuenta",
+  // account, refusals, addresses, chart descriptions (what is drawn after the grades: ./later/)
+  "address.none": "Esta dirección no muestra ningún lugar: {problems}.",
+  "address.both": "{first}, y {second}",
+  "address.quoted": "«{text}»",
+  "address.lat.nan": "su latitud, {value}, no es un número",
+  "address.lon.nan": "su longitud, {value}, no es un número",
+  "address.lat.range": "su latitud, {value}, está fuera de −90 a 90",
+  "address.lon.range": "su longitud, {value}, está fuera de −180 a 180",
+  "address.lat-only": "Esta dirección no muestra ningún lugar: da una latitud pero no una longitud.",
+  "address.lon-only": "Esta dirección no muestra ningún lugar: da una longitud pero no una latitud."
 }
 
 export default es
+
+/** Dates in this language, as Intl.DateTimeFormat writes them (see ./dates.ts). */
+export const dates: DateWords = {
+  months: ["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"],
+  monthsShort: ["ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sept", "oct", "nov", "dic"],
+  weekdays: ["dom", "lun", "mar", "mié", "jue", "vie", "sáb"],
+  weekdaysLong: ["domingo", "lunes", "martes", "miércoles", "jueves", "viernes", "sábado"],
+  long: "{weekday}, {day} de {month} de {year}",
+  short: "{weekday}, {day} {month}",
+  dayMonth: "{day} {month}",
+  month: "{month}"
+}

@@ -1,5 +1,9 @@
 /** The site's words in French (docs/i18n.md notes the term choices). */
+import type { DateWords } from "./dates.js"
 import type { SiteCatalog } from "./en.js"
+
+// The core's words in this language travel in this chunk too (the page holds no other's).
+export { fr as core } from "@climate-grade/core/i18n/catalogs/fr"
 
 const fr: SiteCatalog = {
   "skip": "Aller aux évaluations",
@@ -104,13 +108,13 @@ const fr: SiteCatalog = {
   "since.record": "dans la série",
   "standing.warm": "au moins aussi chaud que {share} % des jours",
   "standing.cold": "au moins aussi froid que {share} % des jours",
-  "standing.wet": "au moins aussi humide que {share} % des jours",
+  "standing.wet": "au moins aussi pluvieux que {share} % des jours",
   "standing.dry": "au moins aussi sec que {share} % des jours",
   "tie.dry": "sec, comme {share} % des jours à cette date",
   "tie.coldest": "aussi froid que le jour le plus froid, comme {share} % des jours à cette date",
   "tie.driest": "aussi sec que le jour le plus sec, comme {share} % des jours à cette date",
   "tie.warmest": "aussi chaud que le jour le plus chaud, comme {share} % des jours à cette date",
-  "tie.wettest": "aussi humide que le jour le plus humide, comme {share} % des jours à cette date",
+  "tie.wettest": "aussi pluvieux que le jour le plus pluvieux, comme {share} % des jours à cette date",
   "headline.novalue": "{when}, {noun} : pas encore de valeur.",
   "headline.graded": "{when}, {noun} {value} : {standing} à cette date {since} — {label}.",
   "headline.tie": "{when}, {noun} {value} : {tie} {since}.",
@@ -191,7 +195,29 @@ const fr: SiteCatalog = {
   "data.confirm.what":
     "Le compte {email}, ses identités liées, ses lieux suivis, ses alertes et ses messages non envoyés sont supprimés définitivement, et toutes les sessions prennent fin. Cette action est irréversible.",
   "data.cancel": "Annuler",
-  "data.confirm": "Supprimer mon compte"
+  "data.confirm": "Supprimer mon compte",
+  // account, refusals, addresses, chart descriptions (what is drawn after the grades: ./later/)
+  "address.none": "Cette adresse ne montre aucun lieu : {problems}.",
+  "address.both": "{first}, et {second}",
+  "address.quoted": "« {text} »",
+  "address.lat.nan": "sa latitude, {value}, n'est pas un nombre",
+  "address.lon.nan": "sa longitude, {value}, n'est pas un nombre",
+  "address.lat.range": "sa latitude, {value}, est hors de −90 à 90",
+  "address.lon.range": "sa longitude, {value}, est hors de −180 à 180",
+  "address.lat-only": "Cette adresse ne montre aucun lieu : elle donne une latitude mais pas de longitude.",
+  "address.lon-only": "Cette adresse ne montre aucun lieu : elle donne une longitude mais pas de latitude."
 }
 
 export default fr
+
+/** Dates in this language, as Intl.DateTimeFormat writes them (see ./dates.ts). */
+export const dates: DateWords = {
+  months: ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"],
+  monthsShort: ["janv.", "févr.", "mars", "avr.", "mai", "juin", "juil.", "août", "sept.", "oct.", "nov.", "déc."],
+  weekdays: ["dim.", "lun.", "mar.", "mer.", "jeu.", "ven.", "sam."],
+  weekdaysLong: ["dimanche", "lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi"],
+  long: "{weekday} {day} {month} {year}",
+  short: "{weekday} {day} {month}",
+  dayMonth: "{day} {month}",
+  month: "{month}"
+}

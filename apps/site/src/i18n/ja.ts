@@ -1,5 +1,9 @@
 /** The site's words in Japanese (docs/i18n.md notes the term choices: JMA's wording for the classes). */
+import type { DateWords } from "./dates.js"
 import type { SiteCatalog } from "./en.js"
+
+// The core's words in this language travel in this chunk too (the page holds no other's).
+export { ja as core } from "@climate-grade/core/i18n/catalogs/ja"
 
 const ja: SiteCatalog = {
   "skip": "評価へ移動",
@@ -114,22 +118,22 @@ const ja: SiteCatalog = {
   "headline.dry.today": "今日は{tie}、{since}。",
   "headline.dry.other": "この日は{tie}、{since}。",
   "headline.ungraded": "{when}の{noun}は{value}ですが、比較できる日が{n}日しかなく評価できません（パーセンタイルには30日以上が必要です）。",
-  "headline.record.hottest": "{when}の{noun}は{value}で、{since}のこの時期として最も高い — 記録的な高さ{previous}。",
-  "headline.record.warmest-low": "{when}の{noun}は{value}で、{since}のこの時期として最も高い — 記録的な高さ{previous}。",
-  "headline.record.coldest-high": "{when}の{noun}は{value}で、{since}のこの時期として最も低い — 記録的な低さ{previous}。",
-  "headline.record.coldest-low": "{when}の{noun}は{value}で、{since}のこの時期として最も低い — 記録的な低さ{previous}。",
-  "headline.record.wettest": "{when}の{noun}は{value}で、{since}のこの時期として最も多い — 記録的な多さ{previous}。",
-  "headline.record.driest": "{when}の{noun}は{value}で、{since}のこの時期として最も少ない — 記録的な少なさ{previous}。",
+  "headline.record.hottest": "{when}の{noun}は{value}で、{since}のこの時期として最も高い — 記録的な高温{previous}。",
+  "headline.record.warmest-low": "{when}の{noun}は{value}で、{since}のこの時期として最も高い — 記録的な高温{previous}。",
+  "headline.record.coldest-high": "{when}の{noun}は{value}で、{since}のこの時期として最も低い — 記録的な低温{previous}。",
+  "headline.record.coldest-low": "{when}の{noun}は{value}で、{since}のこの時期として最も低い — 記録的な低温{previous}。",
+  "headline.record.wettest": "{when}の{noun}は{value}で、{since}のこの時期として最も多い — 記録的な大雨{previous}。",
+  "headline.record.driest": "{when}の{noun}は{value}で、{since}のこの時期として最も少ない — 記録的な少雨{previous}。",
   "headline.previous.highest": "（これまでの最高：{value}）",
   "headline.previous.lowest": "（これまでの最低：{value}）",
   "headline.previous.highest.year": "（これまでの最高：{year}年の{value}）",
   "headline.previous.lowest.year": "（これまでの最低：{year}年の{value}）",
   "verdict.ungraded.today": "今日はまだここでは評価できません。",
   "verdict.ungraded.day": "{date}はここでは評価できません。",
-  "verdict.ordinary.today": "今日はこの時季としては平年並みの一日です。",
-  "verdict.ordinary.day": "{date}はこの時季としては平年並みの一日です。",
-  "verdict.label.today": "今日の{noun}はこの時季としては{label}。",
-  "verdict.label.day": "{date}の{noun}はこの時季としては{label}。",
+  "verdict.ordinary.today": "今日はこの時期としては平年並の一日です。",
+  "verdict.ordinary.day": "{date}はこの時期としては平年並の一日です。",
+  "verdict.label.today": "今日の{noun}はこの時期としては{label}です。",
+  "verdict.label.day": "{date}の{noun}はこの時期としては{label}です。",
   "verdict.record-high": "記録的な高さ",
   "verdict.record-low": "記録的な低さ",
   "unreachable": "サービスに接続できません。接続を確認して、もう一度お試しください。",
@@ -187,7 +191,29 @@ const ja: SiteCatalog = {
   "data.confirm.what":
     "アカウント {email} と、その連携ID、ウォッチ中の場所、通知、未送信のメッセージは完全に削除され、すべてのセッションが終了します。元に戻すことはできません。",
   "data.cancel": "キャンセル",
-  "data.confirm": "アカウントを削除する"
+  "data.confirm": "アカウントを削除する",
+  // account, refusals, addresses, chart descriptions (what is drawn after the grades: ./later/)
+  "address.none": "このアドレスは場所を示していません：{problems}。",
+  "address.both": "{first}、また{second}",
+  "address.quoted": "「{text}」",
+  "address.lat.nan": "緯度{value}が数値ではありません",
+  "address.lon.nan": "経度{value}が数値ではありません",
+  "address.lat.range": "緯度{value}が−90〜90の範囲外です",
+  "address.lon.range": "経度{value}が−180〜180の範囲外です",
+  "address.lat-only": "このアドレスは場所を示していません：緯度はありますが、経度がありません。",
+  "address.lon-only": "このアドレスは場所を示していません：経度はありますが、緯度がありません。"
 }
 
 export default ja
+
+/** Dates in this language, as Intl.DateTimeFormat writes them (see ./dates.ts). */
+export const dates: DateWords = {
+  months: ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"],
+  monthsShort: ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"],
+  weekdays: ["日", "月", "火", "水", "木", "金", "土"],
+  weekdaysLong: ["日曜日", "月曜日", "火曜日", "水曜日", "木曜日", "金曜日", "土曜日"],
+  long: "{year}年{month}月{day}日({weekday})",
+  short: "{month}月{day}日({weekday})",
+  dayMonth: "{month}月{day}日",
+  month: "{month}月"
+}

@@ -1,5 +1,9 @@
 /** The site's words in Portuguese, as written in Portugal (docs/i18n.md notes the term choices). */
+import type { DateWords } from "./dates.js"
 import type { SiteCatalog } from "./en.js"
+
+// The core's words in this language travel in this chunk too (the page holds no other's).
+export { pt as core } from "@climate-grade/core/i18n/catalogs/pt"
 
 const pt: SiteCatalog = {
   "skip": "Saltar para as classificações",
@@ -117,11 +121,11 @@ const pt: SiteCatalog = {
   "headline.dry.today": "Hoje sem precipitação: {tie} {since}.",
   "headline.dry.other": "Nesse dia sem precipitação: {tie} {since}.",
   "headline.ungraded": "{when}, {noun} de {value}: não pode ser classificada; só há {n} dias comparáveis e um percentil precisa de pelo menos 30.",
-  "headline.record.hottest": "{when}, {noun} de {value}: a mais alta para esta época do ano {since} — máximo recorde{previous}.",
-  "headline.record.warmest-low": "{when}, {noun} de {value}: a mais quente para esta época do ano {since} — máximo recorde{previous}.",
-  "headline.record.coldest-high": "{when}, {noun} de {value}: a mais fria para esta época do ano {since} — mínimo recorde{previous}.",
-  "headline.record.coldest-low": "{when}, {noun} de {value}: a mais baixa para esta época do ano {since} — mínimo recorde{previous}.",
-  "headline.record.wettest": "{when}, {noun} de {value}: a maior para esta época do ano {since} — chuva recorde{previous}.",
+  "headline.record.hottest": "{when}, {noun} de {value}: a mais alta para esta época do ano {since} — recorde de calor{previous}.",
+  "headline.record.warmest-low": "{when}, {noun} de {value}: a mais quente para esta época do ano {since} — recorde de calor{previous}.",
+  "headline.record.coldest-high": "{when}, {noun} de {value}: a mais fria para esta época do ano {since} — recorde de frio{previous}.",
+  "headline.record.coldest-low": "{when}, {noun} de {value}: a mais baixa para esta época do ano {since} — recorde de frio{previous}.",
+  "headline.record.wettest": "{when}, {noun} de {value}: a maior para esta época do ano {since} — recorde de chuva{previous}.",
   "headline.record.driest": "{when}, {noun} de {value}: a menor para esta época do ano {since} — mínimo recorde{previous}.",
   "headline.previous.highest": " (recorde anterior: {value})",
   "headline.previous.lowest": " (recorde anterior: {value})",
@@ -190,7 +194,29 @@ const pt: SiteCatalog = {
   "data.confirm.what":
     "A conta {email}, as suas identidades associadas, locais seguidos, alertas e mensagens por enviar são eliminados para sempre, e todas as sessões terminam. Não é possível anular.",
   "data.cancel": "Cancelar",
-  "data.confirm": "Eliminar a minha conta"
+  "data.confirm": "Eliminar a minha conta",
+  // account, refusals, addresses, chart descriptions (what is drawn after the grades: ./later/)
+  "address.none": "Este endereço não mostra nenhum local: {problems}.",
+  "address.both": "{first}, e {second}",
+  "address.quoted": "«{text}»",
+  "address.lat.nan": "a latitude, {value}, não é um número",
+  "address.lon.nan": "a longitude, {value}, não é um número",
+  "address.lat.range": "a latitude, {value}, está fora de −90 a 90",
+  "address.lon.range": "a longitude, {value}, está fora de −180 a 180",
+  "address.lat-only": "Este endereço não mostra nenhum local: indica uma latitude mas não uma longitude.",
+  "address.lon-only": "Este endereço não mostra nenhum local: indica uma longitude mas não uma latitude."
 }
 
 export default pt
+
+/** Dates in this language, as Intl.DateTimeFormat writes them (see ./dates.ts). */
+export const dates: DateWords = {
+  months: ["janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro", "novembro", "dezembro"],
+  monthsShort: ["jan.", "fev.", "mar.", "abr.", "mai.", "jun.", "jul.", "ago.", "set.", "out.", "nov.", "dez."],
+  weekdays: ["dom.", "seg.", "ter.", "qua.", "qui.", "sex.", "sáb."],
+  weekdaysLong: ["domingo", "segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira", "sábado"],
+  long: "{weekday}, {day} de {month} de {year}",
+  short: "{weekday}, {day} de {month}",
+  dayMonth: "{day} de {month}",
+  month: "{month}"
+}
