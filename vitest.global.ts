@@ -25,26 +25,6 @@ export default function setup() {
   return () => {
     const skipped = Skips.read(process.env[Skips.ENV]!)
     rmSync(dir, { recursive: true, force: true })
-    const lines: Array<string> = []
-    if (!backends.some((b) => b.name === "postgres")) {
-      const line = "=".repeat(78)
-      lines.push(
-        "",
-        line,
-        "  POSTGRESQL TESTS DID NOT RUN: no DATABASE_URL and no Docker engine.",
-        "  Every database test ran on PGlite only. To run both halves:",
-        "    DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres pnpm test",
-        line
-      )
-    }
-    lines.push("")
-    if (skipped.length === 0) {
-      lines.push("Skipped in this run for want of something on this machine: nothing.")
-    } else {
-      lines.push("Skipped in this run, and why:")
-      for (const { what, why } of skipped) lines.push(`  - ${what}: ${why}`)
-    }
-    lines.push("")
-    process.stderr.write(lines.join("\n"))
+    process.stderr.write(Skips.summary(skipped, backends.some((b) => b.name === "postgres")))
   }
 }

@@ -84,6 +84,38 @@ export const openPage = async (browser: Browser, options: BrowserContextOptions 
 export const scopedPage = (browser: Browser, options: BrowserContextOptions & { readonly width?: number } = {}) =>
   Effect.acquireRelease(Effect.promise(() => openPage(browser, options)), ({ context }) => Effect.promise(() => context.close()))
 
+/**
+ * Scrolls the main page's sections below the grades into view one after another until none is left
+ * waiting (`.section-pending` stands in for a section until it comes near the screen and is drawn),
+ * so a test can look at every section as a reader who scrolled down would. The page is left scrolled
+ * to the last one drawn.
+ */
+export const drawWholePage = async (page: Page): Promise<void> => {
+  // The sections' stand-ins come with the place's details, a chunk that can arrive after the grades:
+  // until the last one (#about) is there, "nothing pending" would only mean "nothing drawn yet".
+  await page.locator("#about").waitFor({ state: "attached", timeout: 30_000 })
+  for (;;) {
+    const pending = await page.evaluate(() => {
+      const all = document.querySelectorAll(".section-pending")
+      all[0]?.scrollIntoView()
+      return all.length
+    })
+    if (pending === 0) return
+    // Scrolled to again at each poll: a section above that grows as it is drawn (a chart's chunk
+    // arriving) can push the one waiting back out of reach before its observer looked.
+    await page.waitForFunction(
+      (before) => {
+        const all = document.querySelectorAll(".section-pending")
+        if (all.length < before) return true
+        all[0]?.scrollIntoView()
+        return false
+      },
+      pending,
+      { timeout: 20_000, polling: 100 }
+    )
+  }
+}
+
 /** Console errors about the Content-Security-Policy: a page that needs inline script shows them. */
 export const cspViolations = (log: PageLog): ReadonlyArray<string> => log.errors.filter((e) => /Content.Security.Policy/i.test(e))
 

@@ -32,6 +32,24 @@ export interface OidcIdp {
   readonly approve: (browser: Browser, authorizeUrl: string, subject: string) => Promise<string>
 }
 
+/**
+ * Runs `make` without the provider's three quick-start warnings (an in-memory adapter, development
+ * keys, development interactions): that is what a test's provider is meant to be, and they were
+ * printed for every test that starts one, burying what a run has to say. Any other warning passes.
+ */
+const withoutQuickStartWarnings = <A>(make: () => A): A => {
+  const warn = console.warn
+  console.warn = (...args: Array<unknown>) => {
+    if (typeof args[0] === "string" && args[0].includes("oidc-provider WARNING: a quick start development-only")) return
+    warn(...args)
+  }
+  try {
+    return make()
+  } finally {
+    console.warn = warn
+  }
+}
+
 export const make = Effect.acquireRelease(
   Effect.async<{ idp: OidcIdp; close: () => void }>((resume) => {
     let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined
@@ -48,7 +66,7 @@ export const make = Effect.acquireRelease(
       const clientSecret = randomBytes(24).toString("hex")
       const accounts = new Map<string, IdpAccount>()
       const attach = (redirectUri: string) => {
-        const provider = new Provider(issuer, {
+        const provider = withoutQuickStartWarnings(() => new Provider(issuer, {
           clients: [
             {
               client_id: clientId,
@@ -68,7 +86,7 @@ export const make = Effect.acquireRelease(
             accountId: sub,
             claims: () => ({ sub, ...(accounts.get(sub) ?? {}) })
           })
-        })
+        }))
         handler = provider.callback()
       }
       const approve = async (browser: Browser, authorizeUrl: string, subject: string) => {

@@ -41,3 +41,33 @@ export const read = (file: string): Array<{ readonly what: string; readonly why:
   }
   return [...seen.values()]
 }
+
+/**
+ * What the end of a run says: loudly when the PostgreSQL half did not run (the database tests then
+ * ran on PGlite only, and a green run proves nothing about the server), then every skip and its
+ * reason, that half among them, so the list never reads "nothing" beside the banner.
+ */
+export const summary = (skipped: ReadonlyArray<{ readonly what: string; readonly why: string }>, onPostgres: boolean): string => {
+  const lines: Array<string> = []
+  const all = onPostgres ? skipped : [{ what: "every database test on PostgreSQL (they ran on PGlite only)", why: "no DATABASE_URL and no Docker engine" }, ...skipped]
+  if (!onPostgres) {
+    const line = "=".repeat(78)
+    lines.push(
+      "",
+      line,
+      "  POSTGRESQL TESTS DID NOT RUN: no DATABASE_URL and no Docker engine.",
+      "  Every database test ran on PGlite only. To run both halves:",
+      "    DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres pnpm test",
+      line
+    )
+  }
+  lines.push("")
+  if (all.length === 0) {
+    lines.push("Skipped in this run for want of something on this machine: nothing.")
+  } else {
+    lines.push("Skipped in this run, and why:")
+    for (const { what, why } of all) lines.push(`  - ${what}: ${why}`)
+  }
+  lines.push("")
+  return lines.join("\n")
+}

@@ -9,6 +9,17 @@ const promise = <A>(f: () => Promise<A>) => Effect.promise(f)
 describe("test providers", () => {
   it.scoped("oidc-provider: login and consent through dev interactions, then code → token → userinfo", () =>
     Effect.gen(function* () {
+      // The provider's quick-start warnings are what a test provider is: not printed for every test.
+      const warned: Array<string> = []
+      const warn = console.warn
+      console.warn = (...args: Array<unknown>) => {
+        warned.push(args.map(String).join(" "))
+      }
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          console.warn = warn
+        })
+      )
       const idp = yield* OidcIdp.make
       idp.attach(redirectUri)
       idp.accounts.set("alice", { email: "Alice@Example.org", email_verified: true })
@@ -51,6 +62,7 @@ describe("test providers", () => {
         fetch(idp.userinfoUrl, { headers: { authorization: `Bearer ${token.access_token}` } }).then((r) => r.json())
       )
       expect(profile).toEqual({ sub: "alice", email: "Alice@Example.org", email_verified: true })
+      expect(warned.filter((line) => line.includes("oidc-provider"))).toEqual([])
     }))
 
   it.scoped("the chat provider: approve, code → token → /users/@me, and a queued fault", () =>
