@@ -28,11 +28,11 @@ const fail = (message: string, code: 1 | 2 = 1): never => {
   process.exit(code)
 }
 
-const POSTGRES_BACKUP = `DATABASE_URL names a PostgreSQL server: back it up with PostgreSQL's own tools, e.g.
-  pg_dump --format=custom --file=climate_grade.dump "$DATABASE_URL"
+const POSTGRES_BACKUP = `DATABASE_URL names a PostgreSQL server: back it up with PostgreSQL's own tools, connected to PostgreSQL itself (not PgBouncer), into a file only you read (it holds password and session hashes), e.g.
+  umask 077 && pg_dump --format=custom --file=climate_grade.dump "$DATABASE_URL"
 and for point-in-time recovery, continuous WAL archiving (docs/deploy.md "Backups"). Nothing was written.`
 
-const POSTGRES_RESTORE = `DATABASE_URL names a PostgreSQL server: restore with PostgreSQL's own tools, into an empty database owned by the service's role, e.g.
+const POSTGRES_RESTORE = `DATABASE_URL names a PostgreSQL server: restore with PostgreSQL's own tools, connected to PostgreSQL itself (not PgBouncer), into an empty database owned by the service's role, e.g.
   pg_restore --no-owner --dbname="$DATABASE_URL" climate_grade.dump
 (docs/deploy.md "Backups"). Nothing was changed.`
 

@@ -148,6 +148,8 @@ for (const backend of backends) {
 
       it.effect("If-None-Match: weak comparison over lists with spaces and tabs, '*', and nothing for malformed values", () =>
         Effect.gen(function* () {
+          // One forecast throughout: its days start at the cell's today.
+          yield* DayEdges.clearOfDateChange(DayEdges.CELL_ZONE, 15_000)
           const { server } = yield* setup
           const cell = freshCell()
           const url = server.url(`/api/v2/forecast?${q(cell)}`)
@@ -215,6 +217,8 @@ for (const backend of backends) {
 
       it.effect("payloads are stored and replayed while their token holds", () =>
         Effect.gen(function* () {
+          // One day view throughout: by default the cell's today.
+          yield* DayEdges.clearOfDateChange(DayEdges.CELL_ZONE, 15_000)
           const { server, sql } = yield* setup
           const cell = freshCell()
           const first = yield* get(server.url(`/api/v2/day?${q(cell)}`), { "accept-encoding": "gzip" })
@@ -347,6 +351,8 @@ for (const backend of backends) {
 
       it.effect("a label that arrives after the answer: the next answers carry it with new ETags, stored, with no new history fetch", () =>
         Effect.gen(function* () {
+          // One grade throughout, the cell's today's: the labeled answer grades the same day as the unlabeled one.
+          yield* DayEdges.clearOfDateChange(DayEdges.CELL_ZONE, 30_000)
           const { server, sql, up } = yield* setup
           const [blocker, late] = [freshCell(), freshCell()]
           // Both cells' weather held first, unlabeled (their lookups fail).
@@ -395,10 +401,15 @@ for (const backend of backends) {
           } finally {
             up.geocoder.delayMs = 0
           }
-        }))
+        }),
+        // Up to half a minute waiting out the cell's midnight, then the test.
+        60_000
+      )
 
       it.effect("bundle: four slices, each with the ETag its own endpoint sends; its own ETag and 304", () =>
         Effect.gen(function* () {
+          // One today throughout: the grade, forecast and day slices are the cell's today's.
+          yield* DayEdges.clearOfDateChange(DayEdges.CELL_ZONE, 15_000)
           const { server } = yield* setup
           const cell = freshCell()
           const answer = yield* get(server.url(`/api/v2/cell?${q(cell)}`), { "accept-encoding": "gzip" })

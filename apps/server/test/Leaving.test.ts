@@ -160,7 +160,9 @@ for (const backend of backends) {
           expect((yield* del({ "sec-fetch-site": "cross-site" })).status).toBe(403)
           expect((yield* del({ origin: "https://evil.example" })).status).toBe(403)
           expect((yield* promise(() => fetch(server.url("/api/v2/users/me"), { method: "DELETE" }))).status).toBe(401)
-          expect(yield* tablesHolding(m.id)).toEqual(before)
+          // Refused, nothing of the account went from any table (the alert evaluator may meanwhile add an alert).
+          const after = yield* tablesHolding(m.id)
+          for (const [table, n] of Object.entries(before)) expect([table, after[table]! >= n]).toEqual([table, true])
 
           const deleted = yield* del({ origin: server.origin, "sec-fetch-site": "same-origin" })
           expect(deleted.status).toBe(204)

@@ -117,7 +117,7 @@ for (const backend of backends) {
           const { browser, subject } = yield* signIn("?lang=de", { "accept-language": "fr-FR,fr;q=0.9" })
           expect(yield* me(browser)).toMatchObject({ lang: "de", units: null })
           const content = yield* alertOf(browser, subject)
-          expect(content).toMatch(/^Hitzewarnung für .+ am \S+, \d+\. \S+ \d{4}: Höchsttemperatur 60,0 °C, ein Rekordhoch für diesen Ort und diese Jahreszeit\. \S+\/\?lat=[-0-9.]+&lon=[-0-9.]+&date=\d{4}-\d{2}-\d{2}$/)
+          expect(content).toMatch(/^Hitzewarnung für .+ am \S+, \d+\. \S+ \d{4}: Höchsttemperatur 60,0 °C, ein Wärmerekord für diesen Ort und diese Jahreszeit\. \S+\/\?lat=[-0-9.]+&lon=[-0-9.]+&date=\d{4}-\d{2}-\d{2}$/)
         })
       )
 
