@@ -9,10 +9,15 @@
  * `pnpm screenshots languages` writes only the main page in other languages: Arabic and Japanese on a
  * 375×812 phone's first screen, German at 1280×800 (`main-ar-375.png`, `main-ja-375.png`,
  * `main-de-1280.png`).
+ *
+ * `pnpm screenshots card-ar` writes only the share card in Arabic with a heat wave coming
+ * (`card-ar.png`), drawn by the card's renderer from a fixed grade: no server, no browser.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { CardPng } from "@climate-grade/card"
+import type { Payloads } from "@climate-grade/core"
 import { Demo } from "@climate-grade/demo"
 import { awaitAlert, signIn, watchExtremePlace } from "@climate-grade/demo/test/Walkthrough"
 import { freePort } from "@climate-grade/server/test/BuiltServer"
@@ -43,6 +48,8 @@ const program = Effect.gen(function* () {
       // Charts and the map draw after the data; give them a moment to settle.
       await page.waitForTimeout(1_500)
       // The climate context comes last, after the grades: its stripes drawn, then the whole page, then it alone.
+      // Every section drawn (each is drawn when it comes near the screen).
+      await Chromium.drawWholePage(page)
       await page.locator("#trend .stripes-svg").waitFor({ timeout: 30_000 })
       await page.screenshot({ path: join(out, `main-${width}.png`), fullPage: true })
       // What a phone shows before any scrolling: the place and today's grades.
@@ -113,7 +120,32 @@ const languages = Effect.gen(function* () {
   }
 })
 
-Effect.runPromise(Effect.scoped(process.argv.includes("languages") ? languages : program)).catch((e) => {
+/** Cairo on a hot day with a heat wave coming, and a precipitation panel with too few days to grade. */
+const cardAr = Effect.sync(() => {
+  const grade: Payloads.GradePayload = {
+    view: "grade",
+    v: 1,
+    cell: { lat: 30.0, lon: 31.25, label: "القاهرة, EG", timezone: "Africa/Cairo" },
+    date: "2026-07-14",
+    issued: "2026-07-14T00:00:00.000Z",
+    variables: {
+      tmax: { value: 43.6, unit: "°C", percentile: 100, label: "record-high", n: 430 },
+      tmin: { value: 28.1, unit: "°C", percentile: 96.2, label: "much-above", n: 430 },
+      precip: { value: 0, unit: "mm", percentile: null, label: null, n: 12 }
+    }
+  }
+  const spell = {
+    spell: { kind: "heat", start: "2026-07-16", end: "2026-07-21", severity: "extreme", rank_peak: 3, of: 187, forecast: true },
+    since: 1940
+  } as const
+  mkdirSync(out, { recursive: true })
+  writeFileSync(join(out, "card-ar.png"), CardPng.drawSync(grade, "metric", spell, "ar").png)
+  console.log("wrote docs/screenshots/card-ar.png")
+})
+
+Effect.runPromise(
+  Effect.scoped(process.argv.includes("card-ar") ? cardAr : process.argv.includes("languages") ? languages : program)
+).catch((e) => {
   console.error(e)
   process.exit(1)
 })

@@ -1,7 +1,10 @@
 /**
  * `pnpm bench:share`: what a shared link costs.
  * (a) The card: `CardPng.render` (layout, rasterising on the thread pool, PNG encoding) over many
- *     renders of varied grades — wall-clock median and p99, and the process CPU time per card.
+ *     renders of varied grades — wall-clock median and p99, and the process CPU time per card; then
+ *     `CardPng.drawSync` (what the card pool's worker runs) in English, Arabic and Japanese, each
+ *     for a place named in its own script: the CPU time of the first such card (the script font's
+ *     character map read, nothing measured yet) and the median over varied ones.
  * (b) A shared-link visit: the main page for a held place's address with its head, as a chat
  *     client or a browser fetches it (gzip admitted) — bytes on the wire (status line, headers and
  *     body) — and the time the server takes to answer it, against the plain page.
@@ -10,6 +13,7 @@
  */
 import { execFileSync } from "node:child_process"
 import { request } from "node:http"
+import { loadavg } from "node:os"
 import { join } from "node:path"
 import { performance } from "node:perf_hooks"
 import { CardPng } from "@climate-grade/card"
@@ -20,6 +24,7 @@ import * as Effect from "effect/Effect"
 
 const root = join(import.meta.dirname, "..")
 const RENDERS = Number(process.env.RENDERS ?? 300)
+const LANGUAGE_RENDERS = Number(process.env.LANGUAGE_RENDERS ?? 100)
 const VISITS = Number(process.env.VISITS ?? 500)
 
 const quantile = (sorted: ReadonlyArray<number>, q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
@@ -56,26 +61,41 @@ const program = Effect.gen(function* () {
     const grade = (yield* Effect.promise(() => fetch(server.url(`/api/v2/grade?${place}`)).then((r) => r.json()))) as Payloads.GradePayload
 
     // (a) The card, with values and percentiles varied so no two renders draw the same picture.
-    const walls: Array<number> = []
-    const cpus: Array<number> = []
-    for (let i = 0; i < RENDERS; i++) {
+    const vary = (i: number, label = grade.cell.label): Payloads.GradePayload => {
       const p = (i * 37) % 101
-      const varied: Payloads.GradePayload = {
+      return {
         ...grade,
+        cell: { ...grade.cell, label },
         variables: {
           tmax: { ...grade.variables.tmax, value: -10 + (i % 50), percentile: p },
           tmin: { ...grade.variables.tmin, value: -20 + (i % 30), percentile: 100 - p },
           precip: { ...grade.variables.precip, value: (i % 7) * 3.3, percentile: (p * 3) % 100 }
         }
       }
+    }
+    const walls: Array<number> = []
+    const cpus: Array<number> = []
+    for (let i = 0; i < RENDERS; i++) {
       const cpu = process.cpuUsage()
-      const rendered = yield* Effect.promise(() => CardPng.render(varied, i % 2 === 0 ? "metric" : "imperial"))
+      const rendered = yield* Effect.promise(() => CardPng.render(vary(i), i % 2 === 0 ? "metric" : "imperial"))
       const used = process.cpuUsage(cpu)
       walls.push(rendered.ms)
       cpus.push((used.user + used.system) / 1000)
     }
     console.log(`card render, wall:        ${summary(walls)}`)
     console.log(`card render, process CPU: ${summary(cpus)}`)
+    for (const [lang, label] of [["en", "Berlin, DE"], ["ar", "القاهرة, EG"], ["ja", "札幌市, JP"]] as const) {
+      const drawn: Array<number> = []
+      for (let i = 0; i <= LANGUAGE_RENDERS; i++) {
+        const cpu = process.cpuUsage()
+        CardPng.drawSync(vary(i, label), i % 2 === 0 ? "metric" : "imperial", null, lang)
+        const used = process.cpuUsage(cpu)
+        drawn.push((used.user + used.system) / 1000)
+      }
+      const [first, ...rest] = drawn
+      console.log(`card drawn in ${lang} (${label}), process CPU: first ${first!.toFixed(1)} ms, then ${summary(rest)}`)
+    }
+    console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`)
 
     // (b) A shared-link visit.
     const gzip = { "accept-encoding": "gzip, deflate, br" }

@@ -19,7 +19,10 @@
  *     with its main-thread CPU time, its largest parts and the CPU Chromium's other threads used
  *     meanwhile, then the heaviest tasks after the grades. On a shared machine a long task with
  *     little CPU is the thread waiting for a core, not the page's work. TASK_RUNS (default 3),
- *     TASK_TRACE=0 (no trace), TASK_TRACE_DIR=dir (keep the traces, for DevTools).
+ *     TASK_TRACE=0 (no trace), TASK_TRACE_DIR=dir (keep the traces, for DevTools),
+ *     TASK_VIEWPORT=phone (Lighthouse's phone size: only the first screen is drawn).
+ * LH_TRACE_DIR=dir keeps each Lighthouse run's trace there (`lighthouse-N.json`, for DevTools) and
+ * prints its long tasks with where they start and the script Lighthouse blames.
  * `BENCH_LANG=de` (any of the seven languages) opens every page with `lang=` in its address, so the
  * page also fetches that language's words before its first draw.
  */
@@ -43,6 +46,12 @@ const LIGHTHOUSE_RUNS = 3
 const TASK_RUNS = Number(process.env.TASK_RUNS ?? 3)
 /** TASK_TRACE=0 measures the long tasks without a performance trace (which costs the page a little). */
 const TASK_TRACE = process.env.TASK_TRACE !== "0"
+/**
+ * TASK_VIEWPORT=phone opens the pages as Lighthouse's phone (412×823 at 1.75×, touch), whose first
+ * screen holds only the grades: the sections below are not near enough to be drawn.
+ */
+const TASK_PAGE = process.env.TASK_VIEWPORT === "phone" ? { viewport: { width: 412, height: 823 }, deviceScaleFactor: 1.75, isMobile: true, hasTouch: true } : {}
+const TASK_VIEWPORT_NOTE = process.env.TASK_VIEWPORT === "phone" ? " at a phone's size" : ""
 /** TASK_TRACE_DIR=path keeps each trace there (open it in DevTools' Performance panel). */
 const TASK_TRACE_DIR = process.env.TASK_TRACE_DIR
 let traceCount = 0
@@ -162,6 +171,10 @@ interface LighthouseRun {
   readonly unusedJs: number
   readonly mainThread: number
   readonly longest: ReadonlyArray<number>
+  /** Main-thread time by Lighthouse's groups (script evaluation, style and layout, …), in ms. */
+  readonly groups: ReadonlyArray<readonly [string, number]>
+  /** Script evaluation and parsing per script, the heaviest first, in ms. */
+  readonly scripts: ReadonlyArray<readonly [string, number]>
 }
 
 const lighthouseRuns = (origin: string) =>
@@ -187,6 +200,12 @@ const lighthouseRuns = (origin: string) =>
       if (result === undefined) throw new Error("Lighthouse returned nothing")
       const { audits, categories, runtimeError } = result.lhr
       if (runtimeError !== undefined) throw new Error(`Lighthouse: ${runtimeError.code} ${runtimeError.message}`)
+      if (process.env.LH_TRACE_DIR !== undefined) {
+        const trace = (result.artifacts as unknown as { Trace?: unknown }).Trace
+        yield* Effect.promise(() => writeFile(join(process.env.LH_TRACE_DIR!, `lighthouse-${i + 1}.json`), JSON.stringify(trace)))
+        const lt = audits["long-tasks"]?.details
+        console.log(`run ${i + 1} long tasks`, JSON.stringify(lt !== undefined && "items" in lt ? lt.items : []))
+      }
       const num = (id: string) => audits[id]?.numericValue ?? Number.NaN
       const items = (id: string) => {
         const details = audits[id]?.details
@@ -212,7 +231,14 @@ const lighthouseRuns = (origin: string) =>
         longest: items("long-tasks")
           .map((t) => Number(t.duration))
           .sort((a, b) => b - a)
-          .slice(0, 5)
+          .slice(0, 5),
+        groups: items("mainthread-work-breakdown")
+          .map((g) => [String(g.groupLabel ?? g.group), Number(g.duration)] as const)
+          .sort((a, b) => b[1] - a[1]),
+        scripts: items("bootup-time")
+          .map((s) => [String(s.url).replace(origin, ""), Number(s.scripting) + Number(s.scriptParseCompile)] as const)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 6)
       })
     }
     const col = (f: (r: LighthouseRun) => number, show: (n: number) => string) =>
@@ -231,6 +257,9 @@ const lighthouseRuns = (origin: string) =>
     console.log(`  main-thread work      ${col((r) => r.mainThread, ms)}`)
     console.log(`  accessibility ${col((r) => r.accessibility, String)}; best practices ${median(runs.map((r) => r.bestPractices))}; SEO ${median(runs.map((r) => r.seo))}`)
     for (const [i, r] of runs.entries()) console.log(`  run ${i + 1} longest tasks: ${r.longest.map(ms).join(", ") || "none"}`)
+    const list = (pairs: ReadonlyArray<readonly [string, number]>) => pairs.map(([k, v]) => `${k} ${ms(v)}`).join("; ")
+    for (const [i, r] of runs.entries()) console.log(`  run ${i + 1} main thread: ${list(r.groups)}`)
+    for (const [i, r] of runs.entries()) console.log(`  run ${i + 1} script evaluation and parsing: ${list(r.scripts)}`)
   })
 
 /** Installed before any page script: long tasks as they happen, and when the third grade card appears. */
@@ -302,7 +331,7 @@ const tasks = (browser: Browser, origin: string) =>
       const lon = -40 + run * 2.5
       yield* hold(origin, lat, lon)
       loads.push(loadavg()[0]!)
-      const { context, page } = yield* Effect.promise(() => Chromium.openPage(browser))
+      const { context, page } = yield* Effect.promise(() => Chromium.openPage(browser, TASK_PAGE))
       // A new context is a new browser window, and headless Chromium (156) builds its omnibox popup
       // (a WebUI page of ~0.25 s of script in a renderer of its own) for each: on two cores that
       // work lands on top of the page's first load and stretches its tasks. A visitor's browser is
@@ -318,7 +347,7 @@ const tasks = (browser: Browser, origin: string) =>
       yield* Effect.promise(() => context.close())
     }
     const ms = (xs: ReadonlyArray<number>) => (xs.length === 0 ? "none" : xs.map((d) => `${d.toFixed(0)} ms`).join(", "))
-    console.log(`\ndesktop Chromium, a held place${TASK_TRACE ? ", traced" : ""} (load average (1 min) at each run start: ${loads.map((l) => l.toFixed(1)).join(", ")})`)
+    console.log(`\ndesktop Chromium${TASK_VIEWPORT_NOTE}, a held place${TASK_TRACE ? ", traced" : ""} (load average (1 min) at each run start: ${loads.map((l) => l.toFixed(1)).join(", ")})`)
     for (const [name, runs] of [
       ["first visit (fresh profile)", first],
       ["reload (stored copy)", again]

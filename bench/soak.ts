@@ -9,10 +9,20 @@
  * in-process caches hold together (`cache_bytes` from /metrics), to tell them filling from a leak.
  *   pnpm bench:soak            (embedded PGlite in a temporary DATA_DIR)
  *   DATABASE_URL=postgres://… pnpm bench:soak
+ *
+ * `pnpm bench:soak flood` instead checks that the caches' metric accounts for the memory a client
+ * can make the service hold: after warm-up it notes the idle RSS, then FLOOD_URLS (default 5,000)
+ * distinct ~14 KB URLs of warm cells' views (an unknown parameter padded out: each is a new entry
+ * of the response index, key and body), each asked FLOOD_ASKS times (default 2), from
+ * FLOOD_CLIENTS (default 8) connections at once, and compares the RSS after with the idle RSS plus
+ * what the caches took on (`cache_bytes`), straight after and after FLOOD_REST_SECONDS at rest.
+ * Every reading is taken after a full GC (the service runs with `--expose-gc` and
+ * bench/support/memory-on-signal.cjs), with the heap's split beside it; RSS still holds memory
+ * freed but not returned to the system.
  */
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { FakeEnv, FakeNominatim, FakeOpenMeteo } from "@climate-grade/testing"
 import * as Effect from "effect/Effect"
@@ -62,7 +72,30 @@ const timed = async (tally: Tally, run: () => Promise<Response>) => {
   }
 }
 
-const main = Effect.gen(function* () {
+const MODE = process.argv[2] ?? "soak"
+const FLOOD_URLS = Number(process.env.FLOOD_URLS ?? 5_000)
+/** How long the service rests after the flood before the last reading (V8 gives back heap pages it no longer needs when idle). */
+const FLOOD_REST_SECONDS = Number(process.env.FLOOD_REST_SECONDS ?? 30)
+const FLOOD_CLIENTS = Number(process.env.FLOOD_CLIENTS ?? 8)
+/**
+ * How many times each URL is asked for in a row (default 2): the second is answered from the
+ * response index, whose entry then keeps what the front door works out for it (its loggable path,
+ * its prebuilt heads) — the most a URL can make the index hold.
+ */
+const FLOOD_ASKS = Number(process.env.FLOOD_ASKS ?? 2)
+/** More flags for the service's node in the flood (space-separated, e.g. `--max-semi-space-size=2 --trace-gc-nvp`). */
+const FLOOD_NODE_FLAGS = (process.env.FLOOD_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
+/** A file the flood writes the service's standard output to at the end (with `--trace-gc-nvp`: each collection's figures). */
+const FLOOD_STDOUT = process.env.FLOOD_STDOUT
+/** About the longest request line Node's 16 KB header limit lets through with a few headers. */
+const FLOOD_URL_BYTES = 14 * 1024
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** The flood reads memory after a GC the service does itself on SIGUSR2 (see memory-on-signal.cjs). */
+const MEMORY_FLAGS = ["--expose-gc", "--require", join(import.meta.dirname, "support/memory-on-signal.cjs")]
+
+/** The built service on fake upstreams, an account made, a few warm cells; stopped with the scope. */
+const started = Effect.gen(function* () {
   const weather = yield* FakeOpenMeteo.make
   const geocoder = yield* FakeNominatim.make
   execFileSync("pnpm", ["build"], { cwd: root, stdio: "inherit" })
@@ -87,7 +120,7 @@ const main = Effect.gen(function* () {
     input: PASSWORD,
     stdio: ["pipe", "inherit", "inherit"]
   })
-  const service = yield* Effect.promise(() => startService(env))
+  const service = yield* Effect.promise(() => startService(env, MODE === "flood" ? [...MEMORY_FLAGS, ...FLOOD_NODE_FLAGS] : []))
   yield* Effect.addFinalizer(() =>
     Effect.promise(
       () =>
@@ -122,12 +155,16 @@ const main = Effect.gen(function* () {
       warm.push({ path, etag: answer.headers.get("etag")! })
     }
   }
+  return { service, base, cachesMiB, pid, warm }
+})
+
+const soak = Effect.gen(function* () {
+  const { base, cachesMiB, pid, warm } = yield* started
   const memory: Array<string> = [`start ${rssMiB(pid).toFixed(0)} MiB`]
   console.log(`soak: ${SECONDS} s, ${REVALIDATORS} revalidating clients, a cold cell every ${COLD_EVERY_MS} ms, logins; RSS at start ${rssMiB(pid).toFixed(0)} MiB`)
 
   const tallies = { revalidate: new Tally(), cold: new Tally(), login: new Tally(), wrongLogin: new Tally() }
   const until = Date.now() + SECONDS * 1_000
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
   const revalidator = async (i: number) => {
     let n = i
@@ -190,7 +227,83 @@ const main = Effect.gen(function* () {
   console.log(`  RSS: ${memory.join(", ")}; end ${rssMiB(pid).toFixed(0)} MiB`)
 })
 
-Effect.runPromise(Effect.scoped(main)).then(
+const flood = Effect.gen(function* () {
+  const { service, base, cachesMiB, pid, warm } = yield* started
+  /** After a full GC in the service: its RSS from /proc, its own split of memory, and the caches' metric. */
+  const reading = async () => {
+    const lines = () => service.stderr().split("\n").filter((l) => l.startsWith("bench-memory "))
+    const before = lines().length
+    service.child.kill("SIGUSR2")
+    while (lines().length === before) await sleep(20)
+    const usage = JSON.parse(lines().at(-1)!.slice("bench-memory ".length)) as NodeJS.MemoryUsage & {
+      readonly spaces: Record<string, readonly [physical: number, used: number]>
+    }
+    return { rss: rssMiB(pid), usage, caches: await cachesMiB() }
+  }
+  const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)}`
+  // What RSS holds beyond V8's heap and the external memory V8 knows of: code, stacks, the allocator's own (zlib, the parser).
+  const describe = (r: Awaited<ReturnType<typeof reading>>) =>
+    `RSS ${r.rss.toFixed(1)} MiB (heap used ${mib(r.usage.heapUsed)} of ${mib(r.usage.heapTotal)}, external ${mib(r.usage.external)} ` +
+    `of which array buffers ${mib(r.usage.arrayBuffers)}, the rest ${(r.rss - (r.usage.heapTotal + r.usage.external) / 1048576).toFixed(1)}); ` +
+    `caches ${r.caches.toFixed(1)} MiB\n    heap resident/used by space: ${Object.entries(r.usage.spaces)
+      .map(([name, [physical, used]]) => `${name.replace(/_space$/, "")} ${mib(physical)}/${mib(used)}`)
+      .join(", ")}`
+
+  // Idle: warm, then left alone as long as after the flood (the answers' background writes done,
+  // V8's spare heap given back), so that both readings are of a service at rest.
+  yield* Effect.promise(() => sleep(FLOOD_REST_SECONDS * 1000))
+  const idle = yield* Effect.promise(reading)
+  console.log(`flood: ${FLOOD_URLS} distinct URLs of ${FLOOD_URL_BYTES} bytes, each asked ${FLOOD_ASKS}×, ${FLOOD_CLIENTS} at once`)
+  console.log(`  idle, after GC:  ${describe(idle)}`)
+
+  const statuses = new Map<string, number>()
+  let next = 0
+  const client = async () => {
+    for (let i = next++; i < FLOOD_URLS; i = next++) {
+      const { path } = warm[i % warm.length]!
+      const prefix = `${base}${path}&pad=${i}-`
+      const url = prefix + "x".repeat(Math.max(0, FLOOD_URL_BYTES - (prefix.length - base.length) - "/api/v2".length))
+      for (let ask = 0; ask < FLOOD_ASKS; ask++) {
+        const status = await fetch(url, { headers: { "accept-encoding": "gzip" } }).then(
+          async (r) => {
+            await r.arrayBuffer()
+            return String(r.status)
+          },
+          (error: Error) => `error:${error.name}`
+        )
+        statuses.set(status, (statuses.get(status) ?? 0) + 1)
+      }
+    }
+  }
+  const t0 = Date.now()
+  yield* Effect.promise(() => Promise.all(Array.from({ length: FLOOD_CLIENTS }, client)))
+  const seconds = (Date.now() - t0) / 1000
+  const peak = rssMiB(pid, "VmHWM")
+  yield* Effect.promise(() => sleep(2_000))
+  const straight = yield* Effect.promise(reading)
+  const answered = [...statuses].sort().map(([st, n]) => `${n}×${st}`).join(" ")
+  console.log(`  flood: ${answered} in ${seconds.toFixed(0)} s; high-water RSS ${peak.toFixed(0)} MiB`)
+  console.log(`  after, GC:       ${describe(straight)}`)
+  yield* Effect.promise(() => sleep(FLOOD_REST_SECONDS * 1000))
+  const after = yield* Effect.promise(reading)
+  console.log(`  ${FLOOD_REST_SECONDS} s later, GC: ${describe(after)}`)
+  // What the caches say they took on, on top of the idle footprint (which already holds the idle caches).
+  const compare = (when: string, r: Awaited<ReturnType<typeof reading>>) => {
+    const expected = idle.rss + (r.caches - idle.caches)
+    const over = ((r.rss - expected) / expected) * 100
+    console.log(
+      `  ${when}: RSS ${r.rss.toFixed(1)} MiB against idle + what the caches took on ${expected.toFixed(1)} MiB ` +
+        `(${idle.rss.toFixed(1)} + ${(r.caches - idle.caches).toFixed(1)}): ratio ${(r.rss / expected).toFixed(3)}, ` +
+        `${Math.abs(over).toFixed(1)} % ${over > 0 ? "over" : "under"} (goal: at most 10 % over)`
+    )
+  }
+  compare("straight after", straight)
+  compare(`${FLOOD_REST_SECONDS} s later`, after)
+  console.log(`  load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`)
+  if (FLOOD_STDOUT !== undefined) writeFileSync(FLOOD_STDOUT, service.stdout())
+})
+
+Effect.runPromise(Effect.scoped(MODE === "flood" ? flood : soak)).then(
   () => process.exit(0),
   (error) => {
     console.error(error)

@@ -11,8 +11,9 @@ import * as Effect from "effect/Effect"
 
 export const root = join(import.meta.dirname, "..", "..")
 
-/** The built server in its own process; resolves once it listens, with its port. */
-export const startService = (env: Record<string, string>) => BuiltServer.spawnListening([BuiltServer.main], env)
+/** The built server in its own process, with `nodeFlags` before its script; resolves once it listens, with its port. */
+export const startService = (env: Record<string, string>, nodeFlags: ReadonlyArray<string> = []) =>
+  BuiltServer.spawnListening([...nodeFlags, BuiltServer.main], env)
 
 export const siteServer = Effect.gen(function* () {
   const weather = yield* FakeOpenMeteo.make
