@@ -7,7 +7,7 @@
  * the month's ends, Page Up/Down move a year, and Enter or Space opens the day; each move puts focus on
  * a new cell named with its date, value and percentile. A click opens the day under the pointer.
  */
-import { useEffect, useMemo, useRef, useState } from "preact/hooks"
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import { NO_DATA, percentileColor } from "../colors.js"
 import {
   addDays,
@@ -114,8 +114,9 @@ export const CalendarHeatmap = ({
     if (selected !== null && selected >= start && selected <= end) setFocus(selected)
   }, [selected, start, end])
 
-  // After a key moved it, focus goes to the new day's cell (a new element, so it is announced).
-  useEffect(() => {
+  // After a key moved it, focus goes to the new day's cell (a new element, so it is announced). In the render
+  // that moved it (a layout effect), so a key pressed before the next paint finds it there.
+  useLayoutEffect(() => {
     if (!moved.current) return
     moved.current = false
     cell.current?.focus()

@@ -3,7 +3,7 @@
  * there open at once), the browser's location, typed coordinates (a decimal comma or a pasted pair
  * too), and the places visited before. A place picked from the search keeps the name picked.
  */
-import { useEffect, useRef, useState } from "preact/hooks"
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
 import { fitName } from "../address.js"
 import { getJson } from "../api.js"
 import { formatCoordinates } from "../format.js"
@@ -81,8 +81,10 @@ export const SearchBox = ({
   const form = useRef<HTMLFormElement>(null)
   const summary = useRef<HTMLParagraphElement>(null)
   // Results that come while the keyboard is still on the form (Enter, or the button): focus moves to
-  // their summary, so the next Tab reaches the first result, not the "Search" button again.
-  useEffect(() => {
+  // their summary, so the next Tab reaches the first result, not the "Search" button again. In the
+  // render that shows them (a layout effect), not after the next paint: a Tab pressed as soon as the
+  // results show would otherwise leave the form first, and then have its focus taken back.
+  useLayoutEffect(() => {
     if (state.tag !== "found" || state.places.length === 0) return
     if (form.current?.contains(document.activeElement)) summary.current?.focus()
   }, [state])

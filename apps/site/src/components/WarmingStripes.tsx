@@ -6,7 +6,7 @@
  * (arrow keys a year, Page Up/Down ten, Home/End the ends). A pointer over the drawing reads the
  * stripe under it; a click or tap chooses it.
  */
-import { useEffect, useMemo, useRef, useState } from "preact/hooks"
+import { useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import { w as word } from "../i18n/later.js"
 import type { TrendPayload, Units } from "../payloads.js"
 import { extentOf, formatDifference, STRIPE_COLOURS, stripeColour, stripesOf, stripeWords } from "../trend.js"
@@ -38,8 +38,9 @@ export const WarmingStripes = ({ trend, units }: { trend: TrendPayload; units: U
   const height = width < 560 ? 80 : 120
   const w = width / Math.max(1, n)
 
-  // After a key or a click moved it, focus stays on the slider, now over its new stripe.
-  useEffect(() => {
+  // After a key or a click moved it, focus stays on the slider, now over its new stripe. In the render
+  // that moved it (a layout effect), so a key pressed before the next paint finds it there.
+  useLayoutEffect(() => {
     if (!moved.current) return
     moved.current = false
     slider.current?.focus()
