@@ -373,7 +373,7 @@ const searchCrowd = Effect.scoped(
 const parts = new Set((process.env.FAIRNESS_PARTS ?? "1,2,3,4,5,6").split(",").map((p) => p.trim()))
 
 const main = Effect.gen(function* () {
-  BuiltServer.build()
+  yield* Effect.promise(() => BuiltServer.build())
   console.log(`fairness on ${postgres === undefined ? "PGlite (a DATA_DIR per part)" : "PostgreSQL"}; figures from a shared machine are noisy`)
   if (parts.has("1")) yield* anonymousClient
   if (parts.has("2")) yield* watchingUser

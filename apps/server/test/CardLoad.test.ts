@@ -33,7 +33,7 @@ const get = async (path: string, init: RequestInit & { client?: string } = {}) =
 const isPng = (bytes: Uint8Array) => Buffer.from(bytes).subarray(1, 4).toString("latin1") === "PNG"
 
 beforeAll(async () => {
-  BuiltServer.build()
+  await BuiltServer.build()
   const weather = await Effect.runPromise(Scope.extend(FakeOpenMeteo.make, scope))
   const geocoder = await Effect.runPromise(Scope.extend(FakeNominatim.make, scope))
   geocoder.addresses.set(LONG.centre, { city: LONG_LABEL, country_code: "gb" })

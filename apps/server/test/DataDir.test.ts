@@ -41,7 +41,7 @@ let umask = 0
 let firstOutput = ""
 
 beforeAll(async () => {
-  BuiltServer.build()
+  await BuiltServer.build()
   // The umask most systems give a service; what PGlite did under it is the finding.
   umask = process.umask(0o022)
   template = join(left.tempDir(), "data")

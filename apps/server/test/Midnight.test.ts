@@ -32,8 +32,8 @@ const CELL = "/api/v2/cell?lat=52.52&lon=13.41"
 const left = BuiltServer.leftovers("cg-midnight-")
 const scope = Effect.runSync(Scope.make())
 
-beforeAll(() => {
-  if (LIBFAKETIME !== undefined) BuiltServer.build()
+beforeAll(async () => {
+  if (LIBFAKETIME !== undefined) await BuiltServer.build()
 }, 60_000)
 afterAll(async () => {
   left.cleanup()

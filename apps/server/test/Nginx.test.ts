@@ -48,8 +48,8 @@ const newDatabase = (purpose: string) => {
   return url
 }
 
-beforeAll(() => {
-  if (onPostgres && nginxBinary !== undefined) BuiltServer.build()
+beforeAll(async () => {
+  if (onPostgres && nginxBinary !== undefined) await BuiltServer.build()
 }, 60_000)
 /** nginx's master, stopped by SIGTERM so it stops its workers: a SIGKILL would leave them running, orphaned. */
 const masters: Array<ChildProcess> = []
@@ -441,7 +441,7 @@ describe.runIf(
       const chat = await Effect.runPromise(Scope.extend(FakeChatProvider.make(), scope))
       const url = newDatabase("upgrade")
       // The next release: this one's bundle with one more migration (test/support/NextMigration.ts).
-      next = BuiltServer.buildNext(join(BuiltServer.root, "test/support/NextMigration.ts"), "upgrade_notes")
+      next = await BuiltServer.buildNext(join(BuiltServer.root, "test/support/NextMigration.ts"), "upgrade_notes")
       const ports = await Promise.all([0, 1].map(() => BuiltServer.freePort()))
       const env = {
         DATABASE_URL: url.href,

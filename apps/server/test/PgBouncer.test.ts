@@ -35,8 +35,8 @@ const left = BuiltServer.leftovers("cg-pgbouncer-")
 let database: string | undefined
 const bouncers: Array<ChildProcess> = []
 
-beforeAll(() => {
-  if (onPostgres && pgbouncerBinary !== undefined) BuiltServer.build()
+beforeAll(async () => {
+  if (onPostgres && pgbouncerBinary !== undefined) await BuiltServer.build()
 }, 60_000)
 afterAll(async () => {
   for (const bouncer of bouncers) {

@@ -63,11 +63,11 @@ describe("the built server", () => {
     await new Promise((done) => first.child.once("exit", done))
 
     // The operator command creates a password account in the same database.
-    const created = execFileSync("node", [cli, "--email", "Ops@Example.org", "--superuser"], {
-      env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir },
+    const created = await BuiltServer.runToExit([cli, "--email", "Ops@Example.org", "--superuser"], { DATA_DIR: dataDir }, {
       input: "a long enough password\n"
-    }).toString()
-    expect(created).toMatch(/^created ops@example\.org \([0-9a-f-]{36}\) as superuser$/m)
+    })
+    expect(created.code).toBe(0)
+    expect(created.stdout).toMatch(/^created ops@example\.org \([0-9a-f-]{36}\) as superuser$/m)
 
     const again = await startServer({ DATA_DIR: dataDir, BASE_PATH: "/grades" })
     expect(again.health.status).toBe(404)

@@ -34,8 +34,9 @@ const world = (basePath: string, backend: Backend) =>
         ...FakeEnv.upstreams(weather, geocoder),
         HISTORY_START: "1980-01-01"
       }
+      const siteDirectory = yield* buildSite()
       return Layer.mergeAll(
-        testServerLayer(env, backend.layer, { siteDirectory: buildSite() }),
+        testServerLayer(env, backend.layer, { siteDirectory }),
         Layer.succeed(Providers, { chat, idp, basePath }),
         Chromium.layer
       )

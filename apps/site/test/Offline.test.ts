@@ -107,7 +107,7 @@ layer(world, { timeout: 240_000 })("offline and installable", (it) => {
               yield* DayEdges.clearOfDateChange(DayEdges.CELL_ZONE, 90_000)
               const browser = yield* Chromium.Chromium
               const port = yield* freePort
-              const { server, stop } = yield* startServer(port, buildSite(), basePath, backend)
+              const { server, stop } = yield* startServer(port, yield* buildSite(), basePath, backend)
               // A US browser in Berlin: its own way of writing a moment ("11/28/2026, 3:05:28 AM") must not show.
               const { context, page, log } = yield* Chromium.scopedPage(browser, { locale: "en-US", timezoneId: "Europe/Berlin" })
               const address = server.url(`${basePath}/?lat=${place.lat}&lon=${place.lon}`)
@@ -181,7 +181,7 @@ layer(world, { timeout: 240_000 })("offline and installable", (it) => {
       Effect.gen(function* () {
         const browser = yield* Chromium.Chromium
         const port = yield* freePort
-        const first = yield* startServer(port, buildSite("one"), "", backend)
+        const first = yield* startServer(port, yield* buildSite("one"), "", backend)
         const { page, log } = yield* Chromium.scopedPage(browser)
         const address = first.server.url(`/?lat=${place.lat}&lon=${place.lon}`)
         yield* Effect.promise(async () => {
@@ -191,7 +191,7 @@ layer(world, { timeout: 240_000 })("offline and installable", (it) => {
         })
         const before = yield* Effect.promise(() => mainScript(page))
         yield* first.stop
-        const second = yield* startServer(port, buildSite("two"), "", backend)
+        const second = yield* startServer(port, yield* buildSite("two"), "", backend)
         yield* Effect.promise(async () => {
           await page.reload()
           await waitForGrades(page)
@@ -233,7 +233,7 @@ layer(world, { timeout: 240_000 })("offline and installable", (it) => {
       Effect.gen(function* () {
         const browser = yield* Chromium.Chromium
         const port = yield* freePort
-        const { server, stop } = yield* startServer(port, buildSite(), "/climate", backend)
+        const { server, stop } = yield* startServer(port, yield* buildSite(), "/climate", backend)
         const { context, page } = yield* Chromium.scopedPage(browser)
         for (const path of ["/climate/", "/climate/alerts"]) {
           yield* Effect.promise(() => page.goto(server.url(path)))

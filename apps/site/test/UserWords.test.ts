@@ -375,8 +375,9 @@ const world = (backend: (typeof backends)[number], extra: Readonly<Record<string
         HISTORY_START: "1980-01-01",
         ...extra
       }
+      const siteDirectory = yield* buildSite()
       return Layer.mergeAll(
-        testServerLayer(env, backend.layer, { siteDirectory: buildSite() }),
+        testServerLayer(env, backend.layer, { siteDirectory }),
         Layer.succeed(Chat, chat),
         Chromium.layer
       )

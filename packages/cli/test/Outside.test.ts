@@ -5,7 +5,7 @@
  * checked against the grading and trend rules written again in Python (scipy's percentileofscore,
  * numpy's quantiles: packages/core/test/grading/reference.py).
  */
-import { execFile, execFileSync, spawnSync } from "node:child_process"
+import { execFile, spawn, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -22,8 +22,23 @@ if (!hasScipy && process.env.CI !== undefined) throw new Error(`CI must have sci
 let dir: string
 let bin: string
 
-// Asynchronous: a worker blocked for a minute loses its line to vitest.
+// Every child process is awaited, never run synchronously: a test worker whose event loop is blocked
+// for a minute (a loaded machine, Python on 75 years) loses its line to vitest, which then fails the
+// run with "Timeout calling onTaskUpdate" though every test passed.
 const run = promisify(execFile)
+
+/** `node args…` (or `command`) with `input` on its standard input: its status and both outputs, once it has ended. */
+const finished = (command: string, args: ReadonlyArray<string>, cwd: string, input: string) =>
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((done, fail) => {
+    const child = spawn(command, [...args], { cwd, stdio: ["pipe", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+    child.on("error", fail)
+    child.on("close", (status) => done({ status, stdout, stderr }))
+    child.stdin.end(input)
+  })
 
 const pack = async (name: string): Promise<string> => {
   const { stdout } = await run("pnpm", ["pack", "--pack-destination", dir], { cwd: join(packages, name), encoding: "utf8" })
@@ -45,12 +60,10 @@ afterAll(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
 })
 
-const node = (script: string) => execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: join(dir, "app"), encoding: "utf8" })
+const node = async (script: string) =>
+  (await run(process.execPath, ["--input-type=module", "-e", script], { cwd: join(dir, "app"), encoding: "utf8" })).stdout
 
-const cli = (args: ReadonlyArray<string>, input?: string) => {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: "utf8", input: input ?? "" })
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
-}
+const cli = (args: ReadonlyArray<string>, input?: string) => finished(process.execPath, [bin, ...args], dir, input ?? "")
 
 // A 75-year record, 1950–2024, with gaps and missing cells, made by a seeded generator.
 let seed = 75
@@ -79,8 +92,11 @@ const csvFile = () => {
   return file
 }
 
-const python = <A>(request: unknown): A =>
-  JSON.parse(execFileSync(PYTHON, [reference], { input: JSON.stringify(request), maxBuffer: 64 * 1024 * 1024 }).toString()) as A
+const python = async <A>(request: unknown): Promise<A> => {
+  const r = await finished(PYTHON, [reference], dir, JSON.stringify(request))
+  if (r.status !== 0) throw new Error(`${PYTHON} ${reference} ended with ${r.status}: ${r.stderr}`)
+  return JSON.parse(r.stdout) as A
+}
 const column = (v: "tmax" | "tmin" | "precip") => rows.map((r) => (r[v] === "" ? null : Number(r[v])))
 const round = (x: number, digits: number) => {
   const f = 10 ** digits
@@ -89,27 +105,27 @@ const round = (x: number, digits: number) => {
 }
 
 describe("outside the workspace", () => {
-  it("the core's tarball imports with plain node: the rules, the whole package, and its README's example", () => {
+  it("the core's tarball imports with plain node: the rules, the whole package, and its README's example", async () => {
     const rules = JSON.parse(
-      node(`import * as R from "@climate-grade/core/rules"; console.log(JSON.stringify({ keys: Object.keys(R).sort(), key: R.Cell.fromCoordinates(-0.1, 13.4).key, label: R.Percentile.label(5, 95, 0, 10) }))`)
+      await node(`import * as R from "@climate-grade/core/rules"; console.log(JSON.stringify({ keys: Object.keys(R).sort(), key: R.Cell.fromCoordinates(-0.1, 13.4).key, label: R.Percentile.label(5, 95, 0, 10) }))`)
     )
     expect(rules.keys).toContain("Grader")
     expect(rules.keys).toContain("Spells")
     expect(rules.key).toBe("0.00,13.50")
     expect(rules.label).toBe("much-above")
-    expect(node(`import { Cell, Grader, Trend } from "@climate-grade/core"; console.log(typeof Cell.fromCoordinates, typeof Grader.makeGrader, typeof Trend.build)`)).toBe(
+    expect(await node(`import { Cell, Grader, Trend } from "@climate-grade/core"; console.log(typeof Cell.fromCoordinates, typeof Grader.makeGrader, typeof Trend.build)`)).toBe(
       "function function function\n"
     )
     const readme = readFileSync(join(packages, "core/README.md"), "utf8")
     const example = /```js\n([\s\S]*?)```/.exec(readme)![1]!
     writeFileSync(join(dir, "app/example.mjs"), example)
-    const out = execFileSync(process.execPath, ["example.mjs"], { cwd: join(dir, "app"), encoding: "utf8" })
+    const { stdout: out } = await run(process.execPath, ["example.mjs"], { cwd: join(dir, "app"), encoding: "utf8" })
     expect(out).toContain("record-high")
   })
 
-  it("bad input: one line naming the row and column on stderr, nothing on stdout, status 2", () => {
+  it("bad input: one line naming the row and column on stderr, nothing on stdout, status 2", async () => {
     const bad = csv.replace(`${rows[9]!.date},${rows[9]!.tmax}`, `${rows[9]!.date},warm`)
-    const r = cli(["grade", "-"], bad)
+    const r = await cli(["grade", "-"], bad)
     expect(r).toEqual({ status: 2, stdout: "", stderr: expect.stringMatching(/^climate-grade: .*row 11, column 2 \(tmax\): "warm" is not a number\n$/) })
     for (const [args, input] of [
       [["grade", "-"], "when,tmax\n2020-01-01,1\n"],
@@ -119,22 +135,24 @@ describe("outside the workspace", () => {
       [["grade", "-", "--date", "2020-13-01"], "date,tmax\n2020-01-01,1\n"],
       [["frobnicate", "-"], ""]
     ] as const) {
-      const out = cli(args, input)
+      const out = await cli(args, input)
       expect([args, out.status, out.stdout]).toEqual([args, 2, ""])
       expect(out.stderr.split("\n")).toHaveLength(2)
     }
   })
 
-  it.runIf(hasScipy)("grade agrees with the grading rules computed in Python, for the last day and a chosen one", () => {
+  it.runIf(hasScipy)("grade agrees with the grading rules computed in Python, for the last day and a chosen one", async () => {
     const file = csvFile()
     const dates = [undefined, "2003-08-10", "2024-02-29"] as const
     const targets = dates.map((date) => date ?? "2024-12-31")
     type Answer = { n: number; p: number | null; q: Array<number> | null; min: number; max: number }
     const answers = Object.fromEntries(
-      (["tmax", "tmin", "precip"] as const).map((v) => [v, python<Array<Answer>>({ kind: "record", start: "1950-01-01", values: column(v), targets })])
+      await Promise.all(
+        (["tmax", "tmin", "precip"] as const).map(async (v) => [v, await python<Array<Answer>>({ kind: "record", start: "1950-01-01", values: column(v), targets })] as const)
+      )
     )
     for (const [i, date] of dates.entries()) {
-      const r = cli(["grade", file, "--json", ...(date === undefined ? [] : ["--date", date])])
+      const r = await cli(["grade", file, "--json", ...(date === undefined ? [] : ["--date", date])])
       expect(r.status).toBe(0)
       const ours = JSON.parse(r.stdout)
       const target = targets[i]!
@@ -169,18 +187,18 @@ describe("outside the workspace", () => {
         expect([c.min.value, c.max.value]).toEqual([round(expected!.min, 2), round(expected!.max, 2)])
       }
     }
-    const text = cli(["grade", file])
+    const text = await cli(["grade", file])
     expect(text.status).toBe(0)
     expect(text.stdout).toContain("Tue 31 December 2024")
     expect(text.stdout).toMatch(/percentile/)
   }, 120_000)
 
-  it.runIf(hasScipy)("trend agrees with the trend rules computed in Python", () => {
+  it.runIf(hasScipy)("trend agrees with the trend rules computed in Python", async () => {
     const file = csvFile()
-    const r = cli(["trend", file, "--json"])
+    const r = await cli(["trend", file, "--json"])
     expect(r.status).toBe(0)
     const ours = JSON.parse(r.stdout)
-    const expected = python<{
+    const expected = await python<{
       first: string
       last: string
       years: Array<Record<string, number | null>>
@@ -197,17 +215,17 @@ describe("outside the workspace", () => {
         expect([name, v, ours.periods[name].variables[v]]).toEqual([name, v, standing])
       }
     }
-    expect(cli(["trend", file]).stdout).toMatch(/Year so far \(2024-01-01 to 2024-12-31\)/)
+    expect((await cli(["trend", file])).stdout).toMatch(/Year so far \(2024-01-01 to 2024-12-31\)/)
   }, 120_000)
 
-  it("spells prints the spells of the file", () => {
-    const r = cli(["spells", csvFile(), "--json"])
+  it("spells prints the spells of the file", async () => {
+    const r = await cli(["spells", csvFile(), "--json"])
     expect(r.status).toBe(0)
     const ours = JSON.parse(r.stdout)
     expect(ours.first).toBe("1950-01-01")
     expect(ours.until).toBe("2024-12-31")
     expect(ours.baseline).toEqual({ from: 1961, to: 1990 })
     expect(ours.top.heat.length).toBeGreaterThan(0)
-    expect(cli(["spells", csvFile()]).stdout).toMatch(/^Heat waves: \d+/m)
+    expect((await cli(["spells", csvFile()])).stdout).toMatch(/^Heat waves: \d+/m)
   })
 })

@@ -3,7 +3,7 @@
  * `packages/client/dist/index.js`, copied to a temporary directory (no workspace, no node_modules),
  * imported by a plain Node script that drives it against the real server.
  */
-import { execFile, execFileSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -19,7 +19,8 @@ let outside: string
 
 beforeAll(async () => {
   // The package's own build step, as the root `pnpm build` runs it.
-  execFileSync(process.execPath, ["build.mjs"], { cwd: packageDir, stdio: "inherit" })
+  // Awaited, not synchronous: a worker blocked for a minute on a loaded machine loses its line to vitest.
+  await promisify(execFile)(process.execPath, ["build.mjs"], { cwd: packageDir })
   outside = mkdtempSync(join(tmpdir(), "climate-grade-client-"))
   copyFileSync(join(packageDir, "dist", "index.js"), join(outside, "index.js"))
 }, 180_000)

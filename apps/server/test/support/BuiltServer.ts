@@ -3,7 +3,7 @@
  * (`dist/cli.js`) as processes of their own, for the tests and benchmarks that look at them as an
  * operator does: started with environment variables, read through their output, stopped by signal.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -15,9 +15,24 @@ export const cli = join(root, "dist/cli.js")
 /** `pnpm backup` and `pnpm restore` (`dist/ops.js backup FILE`, `restore FILE`). */
 export const ops = join(root, "dist/ops.js")
 
-/** Bundles the server into `dist/` (esbuild, about a second). */
-export const build = (): void => {
-  execFileSync(process.execPath, ["build.mjs"], { cwd: root, stdio: "inherit" })
+/**
+ * `node args…` in `cwd`, its standard error passed through: its standard output once it has ended
+ * well, else a rejection. Never synchronous: a test worker whose event loop is blocked for a minute
+ * (a build on a loaded machine) loses its line to vitest, which fails the run ("Timeout calling
+ * onTaskUpdate") though every test passed.
+ */
+const node = (args: ReadonlyArray<string>, cwd: string) =>
+  new Promise<string>((done, fail) => {
+    const child = spawn(process.execPath, [...args], { cwd, stdio: ["ignore", "pipe", "inherit"] })
+    let stdout = ""
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+    child.on("error", fail)
+    child.on("close", (code) => (code === 0 ? done(stdout) : fail(new Error(`node ${args.join(" ")} ended with ${code}`))))
+  })
+
+/** Bundles the server into `dist/` (esbuild, about a second on a quiet machine). */
+export const build = async (): Promise<void> => {
+  process.stdout.write(await node(["build.mjs"], root))
 }
 
 export interface NextRelease {
@@ -34,12 +49,9 @@ export interface NextRelease {
  * Bundled beside dist/ (at the same depth, so it finds the site and its dependencies as dist/
  * does), in a directory of its own that `remove` deletes.
  */
-export const buildNext = (file: string, name: string): NextRelease => {
+export const buildNext = async (file: string, name: string): Promise<NextRelease> => {
   const dir = mkdtempSync(join(root, ".build-next-"))
-  const printed = execFileSync(process.execPath, [join(root, "test/support/bundle-next.mjs"), dir, file, name], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "inherit"]
-  }).toString()
+  const printed = await node([join(root, "test/support/bundle-next.mjs"), dir, file, name], root)
   const { id } = JSON.parse(printed.trim().split("\n").at(-1)!) as { id: string }
   return { main: join(dir, "main.js"), migration: id, remove: () => rmSync(dir, { recursive: true, force: true }) }
 }

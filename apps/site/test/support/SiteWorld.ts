@@ -3,7 +3,7 @@
  * server over a database of `backends` (each test file runs once per backend), with fake Open-Meteo
  * and Nominatim on loopback, and one Chromium.
  */
-import { execFileSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -17,16 +17,20 @@ import * as Layer from "effect/Layer"
 const siteRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 
 /**
- * Builds the site (esbuild, well under a second) into a fresh directory and returns it. A `stamp`
- * makes a build of the same sources whose every asset has another name, as a new release would.
+ * Builds the site (esbuild, well under a second on a quiet machine) into a fresh directory: the
+ * directory. A `stamp` makes a build of the same sources whose every asset has another name, as a
+ * new release would. The build runs as a child process the test awaits, never synchronously: a test
+ * worker blocked for a minute (a loaded machine) loses its line to vitest.
  */
-export const buildSite = (stamp?: string): string => {
-  const out = mkdtempSync(join(tmpdir(), "site-build-"))
-  execFileSync(process.execPath, [join(siteRoot, "scripts", "build.mjs"), out, ...(stamp === undefined ? [] : [`--stamp=${stamp}`])], {
-    stdio: "ignore"
+export const buildSite = (stamp?: string): Effect.Effect<string> =>
+  Effect.async<string>((resume) => {
+    const out = mkdtempSync(join(tmpdir(), "site-build-"))
+    const args = [join(siteRoot, "scripts", "build.mjs"), out, ...(stamp === undefined ? [] : [`--stamp=${stamp}`])]
+    const child = execFile(process.execPath, args, (error, _stdout, stderr) =>
+      resume(error === null ? Effect.succeed(out) : Effect.die(new Error(`the site's build failed: ${error.message}\n${stderr}`)))
+    )
+    return Effect.sync(() => child.kill())
   })
-  return out
-}
 
 export class Upstreams extends Context.Tag("site-test/Upstreams")<
   Upstreams,
@@ -50,9 +54,10 @@ export const siteWorld = (
         HISTORY_START: "1980-01-01",
         ...extraEnv
       }
+      const siteDirectory = yield* buildSite()
       return Layer.mergeAll(
         testServerLayer(env, (options.backend ?? backends[0]!).layer, {
-          siteDirectory: buildSite(),
+          siteDirectory,
           ...(options.logs === undefined ? {} : { logs: options.logs })
         }),
         Layer.succeed(Upstreams, { weather, geocoder }),
