@@ -7,7 +7,7 @@
  * old build's cache deleted); the manifest and its icons are served and valid, and Chromium finds the
  * site installable.
  */
-import { createServer } from "node:net"
+import * as BuiltServer from "@climate-grade/server/test/BuiltServer"
 import { inflateSync } from "node:zlib"
 import { describe, expect, layer } from "@effect/vitest"
 import { TestServer, testServerLayer } from "@climate-grade/server/test/TestServer"
@@ -35,17 +35,7 @@ const world = Layer.mergeAll(
 )
 
 /** A port free now, so a server can be stopped and started again at the same origin. */
-const freePort = Effect.promise(
-  () =>
-    new Promise<number>((resolve, reject) => {
-      const probe = createServer()
-      probe.once("error", reject)
-      probe.listen(0, "127.0.0.1", () => {
-        const { port } = probe.address() as { port: number }
-        probe.close(() => resolve(port))
-      })
-    })
-)
+const freePort = Effect.promise(BuiltServer.freePort)
 
 /**
  * The real server serving `site` on `port`, until the returned `stop`. Each start has a database of
