@@ -27,7 +27,7 @@ let bin: string
 // run with "Timeout calling onTaskUpdate" though every test passed.
 const run = promisify(execFile)
 
-/** `node args…` (or `command`) with `input` on its standard input: its status and both outputs, once it has ended. */
+/** `command args…` in `cwd` with `input` on its standard input: its status and both outputs, once it has ended. */
 const finished = (command: string, args: ReadonlyArray<string>, cwd: string, input: string) =>
   new Promise<{ status: number | null; stdout: string; stderr: string }>((done, fail) => {
     const child = spawn(command, [...args], { cwd, stdio: ["pipe", "pipe", "pipe"] })

@@ -17,9 +17,9 @@ import * as Layer from "effect/Layer"
 const siteRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 
 /**
- * Builds the site (esbuild, well under a second on a quiet machine) into a fresh directory: the
- * directory. A `stamp` makes a build of the same sources whose every asset has another name, as a
- * new release would. The build runs as a child process the test awaits, never synchronously: a test
+ * Builds the site (esbuild, well under a second on a quiet machine) into a fresh directory, which
+ * it gives back. A `stamp` makes a build of the same sources whose every asset has another name, as
+ * a new release would. The build runs as a child process the test awaits, never synchronously: a test
  * worker blocked for a minute (a loaded machine) loses its line to vitest.
  */
 export const buildSite = (stamp?: string): Effect.Effect<string> =>
