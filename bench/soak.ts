@@ -85,6 +85,11 @@ const FLOOD_CLIENTS = Number(process.env.FLOOD_CLIENTS ?? 8)
 const FLOOD_ASKS = Number(process.env.FLOOD_ASKS ?? 2)
 /** More flags for the service's node in the flood (space-separated, e.g. `--max-semi-space-size=2 --trace-gc-nvp`). */
 const FLOOD_NODE_FLAGS = (process.env.FLOOD_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
+/**
+ * More environment for the service, as JSON (both modes), e.g.
+ * '{"GLIBC_TUNABLES":"glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072"}'.
+ */
+const SERVICE_ENV = JSON.parse(process.env.SOAK_SERVICE_ENV ?? "{}") as Record<string, string>
 /** A file the flood writes the service's standard output to at the end (with `--trace-gc-nvp`: each collection's figures). */
 const FLOOD_STDOUT = process.env.FLOOD_STDOUT
 /** About the longest request line Node's 16 KB header limit lets through with a few headers. */
@@ -112,7 +117,8 @@ const started = Effect.gen(function* () {
     WEATHER_CLIENT_SHARE: "100",
     HISTORY_START: "1950-01-01",
     METRICS_TOKEN,
-    ...database
+    ...database,
+    ...SERVICE_ENV
   }
   // The operator command creates the account before the service owns the data directory.
   execFileSync(process.execPath, [join(root, "apps/server/dist/cli.js"), "--email", EMAIL], {
